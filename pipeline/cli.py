@@ -1,0 +1,300 @@
+"""The `cartiera` command: a thin Typer layer; each command calls one library function."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+from collections.abc import Callable
+from enum import StrEnum
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from .problems import SourceError
+from .project import DB_ENV, Project, open_project
+
+app = typer.Typer(
+    name="cartiera",
+    help="Card database and print-and-play pipeline for card games.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+db_app = typer.Typer(help="Build and check the card database (cards.db).", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _version() -> str:
+    try:
+        return version("cartiera")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"cartiera {_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            "--project",
+            "-C",
+            help="Project folder (the one holding games/). "
+            "Default: the current directory or the nearest one above it.",
+            file_okay=False,
+        ),
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            envvar=DB_ENV,
+            help="Database: a SQLAlchemy URL or a SQLite file path. "
+            "Default: cards.db in the project.",
+        ),
+    ] = None,
+    _version_flag: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Cartiera: validate card data, build cards.db, and publish card games."""
+    ctx.obj = {"project": project, "db": db}
+
+
+def fails_cleanly(func: F) -> F:
+    """Bad input ends a command with one line on stderr and exit status 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except SourceError as exc:
+            typer.echo(exc.problem.one_line(), err=True)
+            raise typer.Exit(1) from None
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            typer.echo(f"{where}error: {exc.strerror or exc}", err=True)
+            raise typer.Exit(1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _project(ctx: typer.Context) -> Project:
+    obj = ctx.find_root().obj or {}
+    return open_project(obj.get("project"), obj.get("db"))
+
+
+def _check_games(project: Project, games: list[str] | None) -> None:
+    """An unknown game is bad usage (exit 2), like an unknown option."""
+    known = project.game_slugs()
+    for game in games or []:
+        if game not in known:
+            raise typer.BadParameter(
+                f"unknown game '{game}' (use one of: {', '.join(known)})", param_hint="GAME"
+            )
+
+
+class ReportFormat(StrEnum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+@app.command("validate")
+@fails_cleanly
+def validate_cmd(
+    ctx: typer.Context,
+    games: Annotated[
+        list[str] | None,
+        typer.Argument(help="Games to check (slugs). Default: every game.", show_default=False),
+    ] = None,
+    fmt: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--format", "-f", help="text for people, json for tools, github for annotations."
+        ),
+    ] = ReportFormat.text,
+) -> None:
+    """Check every game's sources and report every problem; exit 1 if any is an error."""
+    from .validate import render, validate
+
+    project = _project(ctx)
+    _check_games(project, games)
+    report = validate(project, games)
+    typer.echo(render(report, fmt.value))
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@db_app.command("build")
+@fails_cleanly
+def db_build_cmd(
+    ctx: typer.Context,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Write nothing; exit 1 when the database is not what the sources give."
+        ),
+    ] = False,
+) -> None:
+    """Load and validate every game, then write the database (only if all is valid)."""
+    from .database import build_database, is_current
+    from .validate import validate
+
+    project = _project(ctx)
+    started = time.perf_counter()
+    report = validate(project)
+    errors = [p for p in report.problems if p.is_error]
+    for problem in errors:
+        typer.echo(problem.one_line(), err=True)
+    if errors:
+        typer.echo(
+            f"error: {len(errors)} errors; the database was not written "
+            "(run `cartiera validate` for details)",
+            err=True,
+        )
+        raise typer.Exit(1)
+    if check:
+        current, why = is_current(project, report.games)
+        typer.echo(
+            why if current else f"error: {why} (fix: run `cartiera db build`)", err=not current
+        )
+        raise typer.Exit(0 if current else 1)
+    build_database(project, report.games)
+    cards = sum(len(g.cards) for g in report.games)
+    where = project.rel(project.sqlite_path) if project.sqlite_path else project.db_url
+    typer.echo(
+        f"wrote {where}: {len(report.games)} games, {cards} distinct cards "
+        f"in {time.perf_counter() - started:.2f} s"
+    )
+
+
+@app.command("schema")
+@fails_cleanly
+def schema_cmd(
+    ctx: typer.Context,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Write nothing; exit 1 when schemas/ differs from the models."
+        ),
+    ] = False,
+) -> None:
+    """Write the JSON Schemas of the source files into schemas/."""
+    from .schema import stale_schemas, write_schemas
+
+    project = _project(ctx)
+    if check:
+        stale = stale_schemas(project)
+        for rel in stale:
+            typer.echo(f"schemas/{rel}: error: out of date (fix: run `cartiera schema`)", err=True)
+        if stale:
+            raise typer.Exit(1)
+        typer.echo("schemas/ is current")
+        return
+    written = write_schemas(project)
+    for path in written:
+        typer.echo(f"wrote {project.rel(path)}")
+    if not written:
+        typer.echo("schemas/ is current")
+
+
+class ExportFormat(StrEnum):
+    csv = "csv"
+    json = "json"
+
+
+@app.command("export")
+@fails_cleanly
+def export_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
+    fmt: Annotated[
+        ExportFormat, typer.Option("--format", "-f", help="csv or json.")
+    ] = ExportFormat.csv,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="File to write. Default: standard output.", dir_okay=False
+        ),
+    ] = None,
+) -> None:
+    """Export a game's cards from the database, one row per card (the game's view)."""
+    from .spreadsheet import export
+
+    project = _project(ctx)
+    _check_games(project, [game])
+    content = export(project, game, fmt.value)
+    if out is None:
+        sys.stdout.write(content)
+    else:
+        out.write_text(content, encoding="utf-8")
+        typer.echo(f"wrote {out}", err=True)
+
+
+@app.command("import")
+@fails_cleanly
+def import_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
+    csv_file: Annotated[
+        Path, typer.Argument(help="A CSV with the columns of `cartiera export`.", dir_okay=False)
+    ],
+) -> None:
+    """Write an edited CSV back into games/GAME/cards.yaml, if the whole game validates."""
+    from .spreadsheet import import_csv
+
+    project = _project(ctx)
+    _check_games(project, [game])
+    changed = import_csv(project, game, csv_file)
+    typer.echo(
+        f"games/{game}/cards.yaml: {changed} cards changed"
+        + ("; run `cartiera db build` to update the database" if changed else "")
+    )
+
+
+class RulebookPaper(StrEnum):
+    a5 = "a5"
+    a4 = "a4"
+
+
+@app.command("rulebook")
+@fails_cleanly
+def rulebook_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
+    paper: Annotated[RulebookPaper, typer.Option("--paper", help="Page size.")] = RulebookPaper.a5,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="PDF to write. Default: build/rulebooks/GAME-regolamento-PAPER.pdf.",
+            dir_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Render the game's rulebook PDF from the database (tagged, fonts embedded)."""
+    from .rulebook import build_rulebook
+
+    project = _project(ctx)
+    _check_games(project, [game])
+    target = build_rulebook(project, game, paper.value, out)
+    typer.echo(f"wrote {project.rel(target)}")
+
+
+def run() -> None:
+    app()

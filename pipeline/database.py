@@ -1,0 +1,380 @@
+"""Writing cards.db from loaded games: all or nothing, deterministic, with one view per game."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from sqlalchemy import Engine, text
+from sqlmodel import Session, SQLModel, create_engine, select
+
+from . import gamespec, models, rules
+from .load import LoadedGame, canonical_json
+from .problems import Problem, SourceError
+from .project import Project
+from .rules import term_anchor
+
+
+def build_database(project: Project, games: Sequence[LoadedGame]) -> None:
+    """Write every game into the project's database; only valid games reach this point.
+
+    A SQLite file is written beside the old one and renamed into place, so a failure at any
+    step leaves the old database byte for byte as it was. Other databases are rebuilt inside
+    one transaction.
+    """
+    bad = [g.slug for g in games if not g.ok]
+    if bad:
+        raise SourceError(
+            Problem(
+                "error",
+                f"not writing the database: {', '.join(bad)} has errors",
+                hint="run `cartiera validate` and fix them",
+            )
+        )
+    path = project.sqlite_path
+    if path is None:
+        engine = create_engine(project.db_url)
+        try:
+            with engine.begin() as conn:
+                _drop_views(conn, games)
+                SQLModel.metadata.drop_all(conn)
+                SQLModel.metadata.create_all(conn)
+                with Session(bind=conn) as session:
+                    _fill(session, games)
+                    session.flush()
+                _create_views(conn, games)
+        finally:
+            engine.dispose()
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write_sqlite(tmp, games)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_sqlite(path: Path, games: Sequence[LoadedGame]) -> None:
+    path.unlink(missing_ok=True)
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        SQLModel.metadata.create_all(engine)
+        with Session(engine) as session:
+            _fill(session, games)
+            session.commit()
+        with engine.begin() as conn:
+            _create_views(conn, games)
+    finally:
+        engine.dispose()
+    with contextlib.closing(sqlite3.connect(path)) as conn:
+        conn.execute("VACUUM")  # a compact file whose bytes depend only on its content
+
+
+def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
+    """Insert rows in a fixed order with explicit ids: same sources, same database."""
+    ids = _Ids()
+    for position, loaded in enumerate(games):
+        game = loaded.game
+        assert game is not None
+        game_id = ids.next("game")
+        session.add(
+            models.Game(
+                id=game_id,
+                slug=game.slug,
+                name=game.name,
+                subtitle=game.subtitle,
+                players_min=game.players.min,
+                players_max=game.players.max,
+                age=game.age,
+                duration=game.duration,
+                publisher=game.publisher,
+                designers=canonical_json(game.designers),
+                card_size=game.card_size,
+                status=game.status,
+                status_note=game.status_note,
+                description=game.description,
+                position=position,
+            )
+        )
+        for pos, (key, attr) in enumerate(game.attributes.items()):
+            session.add(
+                models.AttributeDef(
+                    id=ids.next("attr"),
+                    game_id=game_id,
+                    key=key,
+                    label=attr.label,
+                    type=attr.type,
+                    enum_values=canonical_json(attr.values) if attr.values else None,
+                    min=attr.min,
+                    max=attr.max,
+                    multiple=attr.multiple,
+                    description=attr.description,
+                    position=pos,
+                )
+            )
+        for pos, (key, tdef) in enumerate(game.texts.items()):
+            session.add(
+                models.TextDef(
+                    id=ids.next("text"),
+                    game_id=game_id,
+                    key=key,
+                    label=tdef.label,
+                    description=tdef.description,
+                    position=pos,
+                )
+            )
+        for pos, (key, kind) in enumerate(game.kinds.items()):
+            session.add(
+                models.CardKind(
+                    id=ids.next("kind"),
+                    game_id=game_id,
+                    key=key,
+                    label=kind.label,
+                    attributes=canonical_json(kind.attributes),
+                    optional=canonical_json(kind.optional),
+                    texts=canonical_json(kind.texts),
+                    description=kind.description,
+                    position=pos,
+                )
+            )
+        deck_ids: dict[str, int] = {}
+        for pos, (key, deck) in enumerate(game.decks.items()):
+            deck_ids[key] = ids.next("deck")
+            session.add(
+                models.Deck(
+                    id=deck_ids[key],
+                    game_id=game_id,
+                    code=key,
+                    name=deck.name,
+                    status=deck.status,
+                    expected_total=deck.total,
+                    expected_kinds=canonical_json(deck.kinds),
+                    note=deck.note,
+                    position=pos,
+                )
+            )
+        for pos, comp in enumerate(game.components):
+            session.add(
+                models.Component(
+                    id=ids.next("component"),
+                    game_id=game_id,
+                    code=comp.id,
+                    name=comp.name,
+                    quantity=comp.quantity,
+                    note=comp.note,
+                    position=pos,
+                )
+            )
+        card_ids: dict[str, int] = {}
+        for card in sorted(loaded.cards, key=lambda c: c.number):
+            card_id = card_ids[card.id] = ids.next("card")
+            session.add(
+                models.Card(
+                    id=card_id,
+                    game_id=game_id,
+                    number=card.number,
+                    code=card.id,
+                    name=card.name,
+                    kind=card.kind,
+                    status=loaded.card_status(card),
+                    data=None if card.data is None else canonical_json(card.data),
+                    note=card.note,
+                )
+            )
+            session.add(
+                models.DeckCard(
+                    deck_id=deck_ids[loaded.deck_of(card)], card_id=card_id, copies=card.copies
+                )
+            )
+            for key, value in sorted(card.attributes.items()):
+                cell = gamespec.to_cell(game.attributes[key], value)
+                is_int = game.attributes[key].type in ("int", "bool")
+                session.add(
+                    models.CardAttribute(
+                        card_id=card_id,
+                        key=key,
+                        value_int=cell if is_int else None,
+                        value_text=None if is_int else cell,
+                    )
+                )
+            for key, value in sorted(card.text.items()):
+                session.add(models.CardText(card_id=card_id, key=key, text=value))
+        _fill_rules(session, ids, game_id, loaded)
+        for pos, ruling in enumerate(loaded.rulings):
+            ruling_id = ids.next("ruling")
+            session.add(
+                models.Ruling(
+                    id=ruling_id,
+                    game_id=game_id,
+                    code=ruling.id,
+                    question=ruling.question,
+                    answer=ruling.answer,
+                    source=ruling.source,
+                    position=pos,
+                )
+            )
+            for card_code in sorted(set(ruling.cards)):
+                session.add(models.RulingCard(ruling_id=ruling_id, card_id=card_ids[card_code]))
+            for anchor in sorted(set(ruling.clauses)):
+                session.add(models.RulingClause(ruling_id=ruling_id, anchor=anchor))
+
+
+def _fill_rules(session: Session, ids: _Ids, game_id: int, loaded: LoadedGame) -> None:
+    """Sections and clauses in reading order, glossary terms and where each is used."""
+    section_ids: dict[str, int] = {}
+    for pos, clause in enumerate(loaded.clauses):
+        section_id = section_ids[clause.number] = ids.next("rulesection")
+        parent = section_ids.get(clause.parent_number or "")
+        session.add(
+            models.RuleSection(
+                id=section_id,
+                game_id=game_id,
+                parent_id=parent,
+                number=clause.number,
+                anchor=clause.anchor,
+                title=clause.title,
+                level=clause.level,
+                body_md=clause.body_md,
+                position=pos,
+            )
+        )
+    for pos, term in enumerate(loaded.terms):
+        term_id = ids.next("glossaryterm")
+        session.add(
+            models.GlossaryTerm(
+                id=term_id,
+                game_id=game_id,
+                term=term.term,
+                anchor=term_anchor(term.term),
+                kind=term.kind,
+                definition_md=term.definition,
+                forms=canonical_json(term.words),
+                clause=term.clause,
+                position=pos,
+            )
+        )
+        pattern = rules.term_pattern(term)
+        for clause in loaded.clauses:
+            if pattern.search(clause.title) or pattern.search(clause.body_md):
+                session.add(
+                    models.GlossaryUse(term_id=term_id, section_id=section_ids[clause.number])
+                )
+
+
+class _Ids:
+    def __init__(self) -> None:
+        self._last: dict[str, int] = {}
+
+    def next(self, table: str) -> int:
+        self._last[table] = self._last.get(table, 0) + 1
+        return self._last[table]
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def view_sql(loaded: LoadedGame) -> str:
+    """The game's card view: one row per distinct card, one real column per attribute."""
+    game = loaded.game
+    assert game is not None
+    slug = game.slug.replace("'", "''")
+    columns = [
+        "c.number AS number",
+        "c.code AS code",
+        "c.name AS name",
+        "c.kind AS kind",
+        "dc.copies AS copies",
+        "d.code AS deck",
+        "c.status AS status",
+    ]
+    for key, attr in game.attributes.items():
+        value = "a.value_int" if attr.type in ("int", "bool") else "a.value_text"
+        columns.append(
+            f"(SELECT {value} FROM cardattribute a WHERE a.card_id = c.id "
+            f"AND a.key = '{key}') AS {_quote(key)}"
+        )
+    for key in game.texts:
+        columns.append(
+            f"(SELECT t.text FROM cardtext t WHERE t.card_id = c.id "
+            f"AND t.key = '{key}') AS {_quote(gamespec.text_column(key))}"
+        )
+    columns += ["c.data AS data", "c.note AS note"]
+    body = ",\n  ".join(columns)
+    return (
+        f"CREATE VIEW {_quote(gamespec.view_name(game.slug))} AS\nSELECT\n  {body}\n"
+        "FROM card c\nJOIN game g ON g.id = c.game_id\n"
+        "JOIN deckcard dc ON dc.card_id = c.id\nJOIN deck d ON d.id = dc.deck_id\n"
+        f"WHERE g.slug = '{slug}'"
+    )
+
+
+def _create_views(conn, games: Sequence[LoadedGame]) -> None:
+    for loaded in games:
+        conn.execute(text(view_sql(loaded)))
+
+
+def _drop_views(conn, games: Sequence[LoadedGame]) -> None:
+    for loaded in games:
+        conn.execute(text(f"DROP VIEW IF EXISTS {_quote(gamespec.view_name(loaded.slug))}"))
+
+
+def sorted_dump(path: Path) -> list[str]:
+    """The database as SQL statements, sorted: equal content gives an equal dump."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        return sorted(conn.iterdump())
+
+
+def is_current(project: Project, games: Sequence[LoadedGame]) -> tuple[bool, str]:
+    """Whether the project's SQLite database holds exactly what the sources give."""
+    path = project.sqlite_path
+    if path is None:
+        raise SourceError(
+            Problem(
+                "error", "--check compares SQLite files only", hint="point --db at a SQLite file"
+            )
+        )
+    if not path.exists():
+        return False, f"{project.rel(path)} does not exist"
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp) / "fresh.db"
+        write_sqlite(fresh, games)
+        try:
+            old = sorted_dump(path)
+        except sqlite3.DatabaseError as exc:
+            return False, f"{project.rel(path)} is not a readable SQLite database ({exc})"
+        new = sorted_dump(fresh)
+    if old == new:
+        return True, f"{project.rel(path)} is current"
+    changed = len(set(old) ^ set(new))
+    return False, f"{project.rel(path)} is stale ({changed} statements differ)"
+
+
+@contextlib.contextmanager
+def open_engine(project: Project) -> Iterator[Engine]:
+    """An engine on the project's database; fails with one line when there is none."""
+    path = project.sqlite_path
+    if path is not None and not path.exists():
+        raise SourceError(
+            Problem("error", f"{project.rel(path)} does not exist", hint="run `cartiera db build`")
+        )
+    url = project.db_url
+    if path is not None:
+        url = f"sqlite:///file:{path}?mode=ro&uri=true"
+    engine = create_engine(url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def game_ids(engine: Engine) -> dict[str, int]:
+    with Session(engine) as session:
+        return {g.slug: g.id for g in session.exec(select(models.Game))}

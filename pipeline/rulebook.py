@@ -1,0 +1,187 @@
+"""`cartiera rulebook`: a printable, accessible rulebook PDF per game, from cards.db."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from markupsafe import Markup
+
+from .catalog import AttributeInfo, CardInfo, DeckInfo, GameInfo, read_game
+from .database import open_engine
+from .markup import TermLinker, md_to_html
+from .output import FIXED_DATE, atomic_write, html_to_pdf
+from .project import Project
+from .templating import environment
+
+Paper = Literal["a5", "a4"]
+STATUS_LABELS = {
+    "official": "ufficiali",
+    "reconstructed": "ricostruiti",
+    "incomplete": "incompleti",
+}
+SOURCE_LABELS = {
+    "seed": "regolamento",
+    "publisher": "editore",
+    "interpretation": "interpretazione",
+}
+CARD_SIZES_MM = {  # trim sizes, width x height
+    "poker": (63.5, 88.9),
+    "bridge": (57.15, 88.9),
+    "tarot": (70, 120),
+    "mini": (44, 67),
+    "euro": (59, 92),
+}
+
+
+@dataclass(frozen=True)
+class Ref:
+    anchor: str
+    number: str
+
+
+def rulebook_html(
+    game: GameInfo,
+    templates: Path,
+    paper: Paper = "a5",
+    examples: dict[str, list[Any]] | None = None,
+) -> str:
+    """The rulebook as one HTML document (WeasyPrint renders it)."""
+    css = (templates / "rulebook" / "rulebook.css").read_text(encoding="utf-8")
+    if paper == "a4":
+        css += "\n@page { size: A4; }\n"
+    linker = TermLinker.build(game.terms, lambda t: f"#{t.anchor}")
+    numbers = {s.anchor: s.number for s in game.sections}
+
+    def refs(anchors: list[str]) -> list[Ref]:
+        return [Ref(a, numbers[a]) for a in anchors if a in numbers]
+
+    sections = [
+        {
+            "number": s.number,
+            "anchor": s.anchor,
+            "title": s.title,
+            "level": s.level,
+            "html": md_to_html(s.body_md, linker) if s.body_md.strip() else Markup(""),
+        }
+        for s in game.sections
+    ]
+    terms = []
+    for term in game.terms:
+        anchors = [term.clause] if term.clause else []
+        anchors += [a for a in term.used_in if a not in anchors][:6]
+        terms.append(
+            {
+                "term": term.term,
+                "anchor": term.anchor,
+                "kind": term.kind,
+                "html": md_to_html(term.definition_md),
+                "refs": refs(anchors),
+            }
+        )
+    names = {card.code: card.name for card in game.cards}
+    rulings = [
+        {
+            "code": r.code,
+            "question": r.question,
+            "answer": r.answer,
+            "source": r.source,
+            "clause_refs": refs(r.clauses),
+            "card_names": [names[c] for c in r.cards],
+        }
+        for r in game.rulings
+    ]
+    main = game.decks[0]
+    width, height = CARD_SIZES_MM[game.card_size]
+    print_info = {
+        "per_sheet": 9,
+        "total": main.total,
+        "sheets": math.ceil(main.total / 9),
+        "card_size": f"{_mm(width)} × {_mm(height)} mm",
+    }
+    back_matter = [
+        {"anchor": "glossario", "title": "Glossario"},
+        {"anchor": "chiarimenti", "title": "Chiarimenti"},
+        {"anchor": "componenti", "title": "Componenti e composizione"},
+        {"anchor": "elenco-carte", "title": "Elenco delle carte"},
+        {"anchor": "stampa", "title": "Stampare il mazzo a casa"},
+    ]
+    return (
+        environment(templates)
+        .get_template("rulebook/rulebook.html.j2")
+        .render(
+            game=game,
+            sections=sections,
+            terms=terms,
+            rulings=rulings,
+            decks=[_deck_view(game, deck) for deck in game.decks],
+            paper=paper,
+            css=Markup(css),
+            date=FIXED_DATE,
+            status_labels=STATUS_LABELS,
+            source_labels=SOURCE_LABELS,
+            back_matter=back_matter,
+            card_columns=game.attributes,
+            format_value=format_value,
+            print=print_info,
+            examples=examples or {},
+        )
+    )
+
+
+def _deck_view(game: GameInfo, deck: DeckInfo) -> dict[str, Any]:
+    """A deck with its composition per kind: distinct cards, copies, expected copies."""
+    distinct: Counter[str] = Counter(c.kind for c in deck.cards)
+    copies: Counter[str] = Counter()
+    for card in deck.cards:
+        copies[card.kind] += card.copies
+    kinds = [k for k in game.kinds if k in distinct or k in deck.expected_kinds]
+    rows = [
+        {
+            "label": game.kinds[k],
+            "distinct": distinct.get(k, 0),
+            "copies": copies.get(k, 0),
+            "expected": deck.expected_kinds.get(k),
+        }
+        for k in kinds
+    ]
+    return {
+        "name": deck.name,
+        "status": deck.status,
+        "note": deck.note,
+        "cards": deck.cards,
+        "total": deck.total,
+        "expected_total": deck.expected_total,
+        "expected_kinds": deck.expected_kinds,
+        "rows": rows,
+    }
+
+
+def format_value(card: CardInfo, attr: AttributeInfo) -> str:
+    value = card.attributes.get(attr.key)
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "sì" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(value)
+    return str(value)
+
+
+def _mm(value: float) -> str:
+    return f"{value:g}".replace(".", ",")
+
+
+def build_rulebook(
+    project: Project, slug: str, paper: Paper = "a5", out: Path | None = None
+) -> Path:
+    with open_engine(project) as engine:
+        game = read_game(engine, slug)
+    html = rulebook_html(game, project.templates_dir, paper)
+    target = out or project.build_dir / "rulebooks" / f"{slug}-regolamento-{paper}.pdf"
+    pdf = html_to_pdf(html, base_url=str(project.templates_dir / "rulebook"), variant="pdf/ua-1")
+    atomic_write(target, pdf)
+    return target

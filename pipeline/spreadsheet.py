@@ -1,0 +1,296 @@
+"""Spreadsheet round trip: export a game's cards as CSV/JSON, import an edited CSV back.
+
+Columns are the game's SQL view's. Import rewrites games/<slug>/cards.yaml in place with
+ruamel.yaml, so comments and layout of untouched cards survive, and writes nothing unless
+the whole game validates with the new cards.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Literal
+
+from ruamel.yaml.comments import CommentedMap
+from sqlalchemy import text
+
+from . import gamespec
+from .database import open_engine
+from .load import LoadedGame, load_game
+from .problems import Problem, SourceError
+from .project import Project
+from .yamlfile import plain, read_yaml, round_trip_yaml
+
+ExportFormat = Literal["csv", "json"]
+
+
+def export_rows(project: Project, slug: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """The game's view, read from the database: column names and rows."""
+    with open_engine(project) as engine, engine.connect() as conn:
+        exists = conn.execute(text("SELECT 1 FROM game WHERE slug = :s"), {"s": slug}).first()
+        if exists is None:
+            raise SourceError(
+                Problem(
+                    "error", f"game '{slug}' is not in the database", hint="run `cartiera db build`"
+                )
+            )
+        result = conn.execute(text(f'SELECT * FROM "{gamespec.view_name(slug)}" ORDER BY number'))
+        columns = list(result.keys())
+        return columns, [dict(row._mapping) for row in result]
+
+
+def export(project: Project, slug: str, fmt: ExportFormat) -> str:
+    columns, rows = export_rows(project, slug)
+    if fmt == "json":
+        for row in rows:
+            if row.get("data") is not None:
+                row["data"] = json.loads(row["data"])
+        return json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    return out.getvalue()
+
+
+def import_csv(project: Project, slug: str, csv_path: Path) -> int:
+    """Apply an edited CSV to games/<slug>/cards.yaml; return how many cards changed."""
+    loaded = load_game(project, slug)
+    if loaded.game is None or not loaded.ok:
+        raise SourceError(next(p for p in loaded.problems if p.is_error))
+    shown = str(csv_path)
+    rows = _read_csv(csv_path, shown, loaded)
+    cards_path = project.games_dir / slug / "cards.yaml"
+    doc = read_yaml(cards_path, project.rel(cards_path), game=slug)
+    changed = _apply(doc.tree, rows, loaded, shown)
+    stream = io.StringIO()
+    round_trip_yaml().dump(doc.tree, stream)
+    new_text = stream.getvalue()
+    _validate_candidate(project, slug, new_text, rows, shown)
+    fd, tmp = tempfile.mkstemp(prefix=".cards.", suffix=".yaml.tmp", dir=cards_path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(new_text)
+    os.replace(tmp, cards_path)
+    return changed
+
+
+def _read_csv(path: Path, shown: str, loaded: LoadedGame) -> list[tuple[int, dict[str, str]]]:
+    game = loaded.game
+    assert game is not None
+    try:
+        content = path.read_bytes().decode("utf-8-sig")
+    except FileNotFoundError:
+        raise SourceError(Problem("error", "file not found", file=shown)) from None
+    except UnicodeDecodeError:
+        raise SourceError(
+            Problem("error", "not UTF-8", file=shown, hint="export the spreadsheet as CSV UTF-8")
+        ) from None
+    reader = csv.DictReader(io.StringIO(content, newline=""))
+    header = reader.fieldnames or []
+    known = {
+        *gamespec.FIXED_COLUMNS,
+        *game.attributes,
+        "data",
+        "note",
+        *(gamespec.text_column(k) for k in game.texts),
+    }
+    for name in header:
+        if name not in known:
+            raise SourceError(
+                Problem(
+                    "error",
+                    f"unknown column '{name}'",
+                    file=shown,
+                    line=1,
+                    game=loaded.slug,
+                    hint="use the columns of `cartiera export`",
+                )
+            )
+    for required in ("number", "code", "name", "kind"):
+        if required not in header:
+            raise SourceError(
+                Problem(
+                    "error", f"missing column '{required}'", file=shown, line=1, game=loaded.slug
+                )
+            )
+    rows = []
+    for row in reader:
+        if None in row:
+            raise SourceError(
+                Problem(
+                    "error",
+                    "row has more cells than the header",
+                    file=shown,
+                    line=reader.line_num,
+                    game=loaded.slug,
+                )
+            )
+        rows.append((reader.line_num, {k: (v or "") for k, v in row.items()}))
+    return rows
+
+
+def _card_fields(row: dict[str, str], loaded: LoadedGame, line: int, shown: str) -> dict[str, Any]:
+    """The cards.yaml fields a CSV row stands for (None: absent)."""
+    game = loaded.game
+    assert game is not None
+
+    def integer(name: str) -> int | str | None:
+        cell = row.get(name, "").strip()
+        if not cell:
+            return None
+        try:
+            return int(cell)
+        except ValueError:
+            return cell
+
+    data: Any = None
+    if row.get("data", "").strip():
+        try:
+            data = json.loads(row["data"])
+        except json.JSONDecodeError as exc:
+            raise SourceError(
+                Problem(
+                    "error",
+                    f"column data is not JSON ({exc.msg})",
+                    file=shown,
+                    line=line,
+                    game=loaded.slug,
+                    card=row.get("code"),
+                )
+            ) from None
+    attributes = {}
+    for key, attr in game.attributes.items():
+        if key in row:
+            value = gamespec.from_cell(attr, row[key])
+            if value is not None:
+                attributes[key] = value
+    texts = {}
+    for key in game.texts:
+        cell = row.get(gamespec.text_column(key), "")
+        if cell.strip():
+            texts[key] = cell
+    return {
+        "number": integer("number"),
+        "id": row["code"].strip(),
+        "name": row["name"],
+        "kind": row["kind"].strip(),
+        "copies": integer("copies"),
+        "deck": row.get("deck", "").strip() or None,
+        "status": row.get("status", "").strip() or None,
+        "attributes": attributes,
+        "text": texts,
+        "data": data,
+        "note": row.get("note") or None,
+    }
+
+
+def _apply(
+    tree: Any, rows: list[tuple[int, dict[str, str]]], loaded: LoadedGame, shown: str
+) -> int:
+    """Update cards.yaml's tree from the rows; only what differs is touched."""
+    game = loaded.game
+    assert game is not None
+    first_deck = next(iter(game.decks))
+    entries = tree["cards"]
+    by_id = {str(entry.get("id")): entry for entry in entries}
+    seen: set[str] = set()
+    changed = 0
+    new_entries = []
+    for line, row in rows:
+        fields = _card_fields(row, loaded, line, shown)
+        card_id = fields["id"]
+        if card_id in seen:
+            raise SourceError(
+                Problem(
+                    "error",
+                    f"card '{card_id}' appears twice",
+                    file=shown,
+                    line=line,
+                    game=loaded.slug,
+                    card=card_id,
+                )
+            )
+        seen.add(card_id)
+        entry = by_id.get(card_id)
+        is_new = entry is None
+        if entry is None:
+            entry = CommentedMap()
+        deck = fields["deck"] or first_deck
+        deck_status = game.decks[deck].status if deck in game.decks else None
+        wanted: dict[str, Any] = {
+            "number": fields["number"],
+            "id": card_id,
+            "name": fields["name"],
+            "kind": fields["kind"],
+            "copies": fields["copies"] if fields["copies"] != 1 or "copies" in entry else None,
+            "deck": fields["deck"] if deck != first_deck or "deck" in entry else None,
+            "status": fields["status"]
+            if fields["status"] != deck_status or "status" in entry
+            else None,
+            "attributes": fields["attributes"],
+            "text": fields["text"],
+            "data": fields["data"],
+            "note": fields["note"],
+        }
+        if _update(entry, wanted) or is_new:
+            changed += 1
+        new_entries.append(entry)
+    removed = len([e for e in entries if str(e.get("id")) not in seen])
+    entries[:] = new_entries
+    return changed + removed
+
+
+def _update(entry: CommentedMap, wanted: dict[str, Any]) -> bool:
+    """Set each wanted field whose value differs; keep the rest of the node as it is."""
+    touched = False
+    for key, value in wanted.items():
+        current = plain(entry.get(key)) if key in entry else None
+        if key in ("attributes", "text") and key in entry:
+            touched |= _update_map(entry[key], value)
+            continue
+        if value is None or value == {}:
+            if key in entry:
+                del entry[key]
+                touched = True
+        elif current != value:
+            entry[key] = value
+            touched = True
+    return touched
+
+
+def _update_map(node: CommentedMap, wanted: dict[str, Any]) -> bool:
+    touched = False
+    for key in [k for k in node if k not in wanted]:
+        del node[key]
+        touched = True
+    for key, value in wanted.items():
+        if plain(node.get(key)) != value:
+            node[key] = value
+            touched = True
+    return touched
+
+
+def _validate_candidate(
+    project: Project, slug: str, new_text: str, rows: list[tuple[int, dict[str, str]]], shown: str
+) -> None:
+    """Load the game with the new cards.yaml in a scratch copy; raise on the first error."""
+    line_of = {row.get("code", "").strip(): line for line, row in rows}
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        shutil.copytree(project.games_dir / slug, scratch / "games" / slug)
+        (scratch / "games" / slug / "cards.yaml").write_text(new_text, encoding="utf-8")
+        candidate = load_game(replace(project, root=scratch), slug)
+    errors = [p for p in candidate.problems if p.is_error]
+    if errors:
+        first = errors[0]
+        if first.card in line_of:
+            first = replace(first, file=shown, line=line_of[first.card], column=None)
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise SourceError(replace(first, message=first.message + more))

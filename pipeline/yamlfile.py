@@ -1,0 +1,126 @@
+"""Reading YAML sources with line numbers, so every problem can point at its line."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+from .problems import Problem, SourceError
+
+
+@dataclass
+class YamlDoc:
+    """A parsed YAML file: plain data for validation, the tree for locating keys."""
+
+    path: Path
+    display: str  # path as shown in messages (relative to the project)
+    tree: Any  # ruamel round-trip nodes, which remember their lines
+    data: Any  # the same content as plain dicts and lists
+
+    def locate(self, loc: Sequence[str | int]) -> tuple[int | None, int | None]:
+        """1-based line and column of the deepest node of `loc` present in the file."""
+        node = self.tree
+        line, col = (1, 1) if node is not None else (None, None)
+        for key in loc:
+            if isinstance(node, CommentedMap) and key in node:
+                kl, kc = node.lc.key(key)
+                line, col = kl + 1, kc + 1
+                node = node[key]
+            elif isinstance(node, CommentedSeq) and isinstance(key, int) and 0 <= key < len(node):
+                il, ic = node.lc.item(key)
+                line, col = il + 1, ic + 1
+                node = node[key]
+            else:
+                break
+        return line, col
+
+    def problem(self, loc: Sequence[str | int], message: str, **kw: Any) -> Problem:
+        line, col = self.locate(loc)
+        kw.setdefault("severity", "error")
+        return Problem(message=message, file=self.display, line=line, column=col, **kw)
+
+
+def round_trip_yaml() -> YAML:
+    """The one YAML configuration used both to read and to rewrite sources."""
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(mapping=2, sequence=4, offset=2)
+    return yaml
+
+
+def read_yaml(path: Path, display: str, game: str | None = None) -> YamlDoc:
+    """Parse one file; raise SourceError with file, line and column for bad input."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SourceError(
+            Problem(
+                "error",
+                "file is missing",
+                file=display,
+                game=game,
+                hint=f"create {display} (see games/README.md)",
+            )
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SourceError(
+            Problem(
+                "error",
+                f"not UTF-8 (byte 0x{raw[exc.start]:02x})",
+                file=display,
+                line=line,
+                column=column,
+                game=game,
+                hint="save the file as UTF-8",
+            )
+        ) from None
+    try:
+        tree = round_trip_yaml().load(io.StringIO(text))
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = (exc.problem or exc.context or "invalid YAML").strip()
+        raise SourceError(
+            Problem(
+                "error",
+                f"YAML syntax: {what}",
+                file=display,
+                line=mark.line + 1 if mark else None,
+                column=mark.column + 1 if mark else None,
+                game=game,
+                hint="fix the YAML at this position",
+            )
+        ) from None
+    except YAMLError as exc:
+        raise SourceError(
+            Problem("error", f"YAML: {str(exc).splitlines()[0]}", file=display, game=game)
+        ) from None
+    return YamlDoc(path=path, display=display, tree=tree, data=plain(tree))
+
+
+def plain(node: Any) -> Any:
+    """ruamel nodes to builtin dicts, lists and scalars."""
+    if isinstance(node, dict):
+        return {str(k): plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    return node

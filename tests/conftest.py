@@ -1,0 +1,65 @@
+"""Shared fixtures: a throwaway copy of the real project, and the CLI run in-process."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+def invoke(project: Path | None, *args: str, env: dict[str, str] | None = None) -> Run:
+    runner = CliRunner()
+    prefix = ["--project", str(project)] if project is not None else []
+    result: Result = runner.invoke(app, [*prefix, *args], env=env, catch_exceptions=False)
+    return Run(result.exit_code, result.stdout, result.stderr)
+
+
+@pytest.fixture
+def cli() -> Callable[..., Run]:
+    return invoke
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the real games/ and schemas/ in a temporary folder, without a database."""
+    dest = tmp_path / "proj"
+    shutil.copytree(ROOT / "games", dest / "games")
+    if (ROOT / "schemas").exists():
+        shutil.copytree(ROOT / "schemas", dest / "schemas")
+    return dest
+
+
+@pytest.fixture
+def built(project: Path) -> Path:
+    """The project copy with its cards.db built."""
+    run = invoke(project, "db", "build")
+    assert run.exit_code == 0, run.output
+    return project
+
+
+def edit(path: Path, old: str, new: str, count: int = 1) -> None:
+    """Replace `old` by `new` in a source file; fail loudly if `old` is not there."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) >= count, f"{old!r} not found in {path}"
+    path.write_text(text.replace(old, new, count), encoding="utf-8")

@@ -1,0 +1,52 @@
+"""The CLI surface: help everywhere, version, `python -m pipeline`, and documented commands."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import typer
+from conftest import ROOT
+
+from pipeline.cli import app
+
+
+def _commands(group: typer.Typer = app, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = [(*prefix, cmd.name or cmd.callback.__name__) for cmd in group.registered_commands]
+    for sub in group.registered_groups:
+        found += _commands(sub.typer_instance, (*prefix, sub.name))
+    return found
+
+
+COMMANDS = _commands()
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_has_help(cli, command: tuple[str, ...]) -> None:
+    run = cli(None, *command, "--help")
+    assert run.exit_code == 0
+    assert "Usage:" in run.stdout
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_is_documented(command: tuple[str, ...]) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"cartiera {' '.join(command)}" in readme
+
+
+def test_version(cli) -> None:
+    run = cli(None, "--version")
+    assert run.exit_code == 0
+    assert run.stdout.startswith("cartiera ")
+
+
+def test_python_m_pipeline() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "pipeline", "validate", "mazzo"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "mazzo" in out.stdout

@@ -1,0 +1,154 @@
+"""`cartiera db build`: the views, determinism, atomicity and the staleness check."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, edit
+
+from pipeline.database import sorted_dump
+
+VIEWS = {
+    "bless_cards": {"forma", "occhio", "karma", "preghiera"},
+    "blitz_cards": set(),
+    "samurai_sword_cards": {"difficolta", "ferite", "resistenza"},
+    "mazzo_cards": set(),
+    "bldng_cards": {"forma", "colore"},
+}
+
+
+def query(db: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_views_have_real_columns(built: Path) -> None:
+    db = built / "cards.db"
+    for view, attributes in VIEWS.items():
+        columns = {row[1] for row in query(db, f"PRAGMA table_info({view})")}
+        assert {"number", "name", "kind", "copies"} <= columns, view
+        assert attributes <= columns, view
+    assert query(db, "select count(*) from bless_cards where forma='Luce'") == [(29,)]
+    assert query(db, "select sum(copies) from bless_cards") == [(62,)]
+    assert query(db, "select sum(copies) from blitz_cards") == [(54,)]
+    assert query(db, "select sum(copies) from bldng_cards") == [(126,)]
+    assert query(db, "select sum(copies) from samurai_sword_cards where deck='base'") == [(110,)]
+
+
+def test_typed_columns_answer_questions(built: Path) -> None:
+    db = built / "cards.db"
+    # Occhio is an integer column: compare numerically, not as text ("10" < "5" as text)
+    rows = query(
+        db,
+        "select name, occhio from bless_cards where forma='Ombra' and occhio >= 5 order by number",
+    )
+    assert rows and all(occhio >= 5 for _, occhio in rows)
+    assert ("Visione Profonda", 8) in rows
+    assert query(db, "select typeof(occhio) from bless_cards limit 1") == [("integer",)]
+    katana = query(
+        db, "select difficolta, ferite, copies from samurai_sword_cards where name='Katana'"
+    )
+    assert katana == [(2, 3, 1)]
+    parata = query(db, "select copies from samurai_sword_cards where name='Parata'")
+    assert parata == [(15,)]
+
+
+@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="sqlite3 shell not installed")
+def test_plain_sqlite3_shell(built: Path) -> None:
+    out = subprocess.run(
+        ["sqlite3", "cards.db", "select count(*) from bless_cards where forma='Luce'"],
+        cwd=built,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "29"
+
+
+def test_same_sources_same_database(project: Path, cli, tmp_path: Path) -> None:
+    assert cli(project, "db", "build").exit_code == 0
+    first = (project / "cards.db").read_bytes()
+    dump = sorted_dump(project / "cards.db")
+    assert cli(project, "db", "build").exit_code == 0
+    assert sorted_dump(project / "cards.db") == dump
+    assert (project / "cards.db").read_bytes() == first
+
+
+def test_failed_build_leaves_old_database_untouched(built: Path, cli) -> None:
+    db = built / "cards.db"
+    before = db.read_bytes()
+    edit(
+        built / "games/bless/cards.yaml",
+        "occhio: 3, karma: 2, preghiera: Eco}",
+        "occhio: 99, karma: 2, preghiera: Eco}",
+    )
+    run = cli(built, "db", "build")
+    assert run.exit_code == 1
+    assert "occhio 99 is above the maximum" in run.stderr
+    assert "the database was not written" in run.stderr
+    assert db.read_bytes() == before
+    assert [p.name for p in built.iterdir() if p.name.startswith(".cards.db")] == []
+
+
+def test_check_detects_stale_database(built: Path, cli) -> None:
+    assert cli(built, "db", "build", "--check").exit_code == 0
+    edit(built / "games/blitz/cards.yaml", "name: Ruba", "name: Rapina")
+    run = cli(built, "db", "build", "--check")
+    assert run.exit_code == 1
+    assert "cards.db is stale" in run.stderr
+
+
+def test_check_without_database(project: Path, cli) -> None:
+    run = cli(project, "db", "build", "--check")
+    assert run.exit_code == 1
+    assert "does not exist" in run.stderr
+
+
+def test_committed_database_is_current(cli) -> None:
+    run = cli(ROOT, "db", "build", "--check")
+    assert run.exit_code == 0, run.output
+
+
+def test_database_url_option_and_environment(project: Path, cli, tmp_path: Path) -> None:
+    other = tmp_path / "altro.db"
+    assert cli(project, "--db", f"sqlite:///{other}", "db", "build").exit_code == 0
+    assert query(other, "select count(*) from game") == [(5,)]
+    env_db = tmp_path / "env.db"
+    assert cli(project, "db", "build", env={"CARTIERA_DB": str(env_db)}).exit_code == 0
+    assert query(env_db, "select count(*) from bless_cards") == [(62,)]
+    assert not (project / "cards.db").exists()
+
+
+def test_everything_is_in_the_database(built: Path) -> None:
+    db = built / "cards.db"
+    statuses = dict(query(db, "select slug, status from game"))
+    assert statuses["bless"] == "official"
+    assert statuses["blitz"] == statuses["mazzo"] == statuses["bldng"] == "reconstructed"
+    decks = dict(query(db, "select code, status from deck where code='rising-sun'"))
+    assert decks == {"rising-sun": "incomplete"}
+    assert (
+        query(
+            db,
+            "select count(*) from component c join game g on g.id=c.game_id "
+            "where g.slug='samurai-sword'",
+        )[0][0]
+        >= 2
+    )
+    assert query(db, "select count(*) from ruling")[0][0] >= 10
+    effects = query(db, "select data from bless_cards where number=1")[0][0]
+    assert effects and effects.startswith("{")
+
+
+def test_other_database_urls_are_rebuilt_in_one_transaction(project: Path, cli,
+                                                            tmp_path: Path) -> None:
+    # a URL that is not a plain sqlite:/// file takes the path used for e.g. PostgreSQL
+    target = tmp_path / "shared.db"
+    url = f"sqlite+pysqlite:///{target}"
+    assert cli(project, "--db", url, "db", "build").exit_code == 0
+    assert cli(project, "--db", url, "db", "build").exit_code == 0  # over an existing one
+    assert query(target, "select count(*) from bless_cards where forma='Luce'") == [(29,)]
+    assert query(target, "select count(*) from game") == [(5,)]

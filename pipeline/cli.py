@@ -296,5 +296,32 @@ def rulebook_cmd(
     typer.echo(f"wrote {project.rel(target)}")
 
 
+@app.command("faces")
+@fails_cleanly
+def faces_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="PDF to write. Default: build/faces/GAME-facce.pdf.", dir_okay=False
+        ),
+    ] = None,
+) -> None:
+    """Preview every distinct card face of a game, one per page, at trim size plus bleed."""
+    from .catalog import read_game
+    from .database import open_engine
+    from .render.faces import preview
+    from .settings import site_url
+
+    project = _project(ctx)
+    _check_games(project, [game])
+    with open_engine(project) as engine:
+        info = read_game(engine, game)
+    target = out or project.build_dir / "faces" / f"{game}-facce.pdf"
+    preview(info, project.templates_dir, site_url(project), target)
+    typer.echo(f"wrote {project.rel(target)}")
+
+
 def run() -> None:
     app()

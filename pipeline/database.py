@@ -14,6 +14,7 @@ from sqlmodel import Session, SQLModel, create_engine, select
 
 from . import gamespec, models, rules
 from .load import LoadedGame, canonical_json
+from .output import publish
 from .problems import Problem, SourceError
 from .project import Project
 from .rules import term_anchor
@@ -56,7 +57,7 @@ def build_database(project: Project, games: Sequence[LoadedGame]) -> None:
     tmp = Path(tmp_name)
     try:
         write_sqlite(tmp, games)
-        os.replace(tmp, path)
+        publish(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 

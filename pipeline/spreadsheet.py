@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import shutil
 import tempfile
 from dataclasses import replace
@@ -23,6 +22,7 @@ from sqlalchemy import text
 from . import gamespec
 from .database import open_engine
 from .load import LoadedGame, load_game
+from .output import atomic_write
 from .problems import Problem, SourceError
 from .project import Project
 from .yamlfile import plain, read_yaml, round_trip_yaml
@@ -74,10 +74,7 @@ def import_csv(project: Project, slug: str, csv_path: Path) -> int:
     round_trip_yaml().dump(doc.tree, stream)
     new_text = stream.getvalue()
     _validate_candidate(project, slug, new_text, rows, shown)
-    fd, tmp = tempfile.mkstemp(prefix=".cards.", suffix=".yaml.tmp", dir=cards_path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(new_text)
-    os.replace(tmp, cards_path)
+    atomic_write(cards_path, new_text.encode("utf-8"))
     return changed
 
 

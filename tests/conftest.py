@@ -15,6 +15,13 @@ from pipeline.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
+SEEDS = ROOT.parent / "shared" / "seeds"
+
+
+@pytest.fixture(autouse=True)
+def _seeds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Project copies live in temporary folders: point them at the real seed documents."""
+    monkeypatch.setenv("CARTIERA_SEEDS", str(SEEDS))
 
 
 @dataclass
@@ -42,11 +49,12 @@ def cli() -> Callable[..., Run]:
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    """A copy of the real games/ and schemas/ in a temporary folder, without a database."""
+    """A copy of the real games/, schemas/ and templates/ in a temporary folder, without a
+    database. Seeds are found through CARTIERA_SEEDS (set below), as in the real project."""
     dest = tmp_path / "proj"
-    shutil.copytree(ROOT / "games", dest / "games")
-    if (ROOT / "schemas").exists():
-        shutil.copytree(ROOT / "schemas", dest / "schemas")
+    for name in ("games", "schemas", "templates"):
+        if (ROOT / name).exists():
+            shutil.copytree(ROOT / name, dest / name)
     return dest
 
 
@@ -63,3 +71,15 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(old) >= count, f"{old!r} not found in {path}"
     path.write_text(text.replace(old, new, count), encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def shared_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One built copy of the project for tests that only read it (faster than `built`)."""
+    dest = tmp_path_factory.mktemp("shared") / "proj"
+    for name in ("games", "schemas", "templates"):
+        if (ROOT / name).exists():
+            shutil.copytree(ROOT / name, dest / name)
+    run = invoke(dest, "db", "build")
+    assert run.exit_code == 0, run.output
+    return dest

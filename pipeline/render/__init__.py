@@ -1,0 +1,1 @@
+"""Printing: card faces rendered once, then imposed into sheets and rasterised into images."""

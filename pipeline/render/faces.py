@@ -1,0 +1,298 @@
+"""Card faces: every distinct face rendered once, at trim size plus bleed, and cached.
+
+A face is the HTML a game's template makes for one side of one card. Faces are keyed
+by a digest of everything that shapes them (HTML, CSS, size), so a changed card renders
+again and nothing else does. Rendering also measures every text box marked `data-fit`:
+text that does not fit its box is reported, never silently clipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import segno
+from markupsafe import Markup, escape
+
+from ..catalog import CardInfo, GameInfo
+from ..output import FIXED_DATE, atomic_write
+from ..templating import environment
+from .paper import BLEED_MM, CARD_SIZES, SAFE_MM, Size
+
+RENDERER_VERSION = "1"  # bump when the face pipeline changes what a digest stands for
+TOLERANCE_PX = 0.75  # layout rounding that is not an overflow (CSS px; 1 px = 0.26 mm)
+
+
+@dataclass(frozen=True)
+class Face:
+    digest: str
+    html: str  # the face's own markup, inside the page
+    label: str  # what a person calls it: "Re Luce (fronte)"
+
+
+@dataclass(frozen=True)
+class Overflow:
+    card: str  # card code
+    side: str  # front | back
+    field: str  # the data-fit name of the box
+    how: str  # "in altezza di 2.1 mm" …
+
+    def message(self) -> str:
+        return f"text '{self.field}' does not fit its box on the {self.side} ({self.how})"
+
+
+@dataclass
+class DeckFaces:
+    """A game's faces: which face is the front and the back of every card."""
+
+    game: GameInfo
+    trim: Size
+    bleed: float
+    css: str
+    faces: dict[str, Face] = field(default_factory=dict)
+    fronts: dict[str, str] = field(default_factory=dict)  # card code -> digest
+    backs: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def page(self) -> Size:
+        return self.trim.grow(self.bleed)
+
+    def cards(self) -> list[CardInfo]:
+        return self.game.cards
+
+    def sides(self, digest: str) -> Iterator[tuple[str, str]]:
+        """The (card code, side) pairs that use a face."""
+        for code, d in self.fronts.items():
+            if d == digest:
+                yield code, "front"
+        for code, d in self.backs.items():
+            if d == digest:
+                yield code, "back"
+
+
+def qr_svg(url: str, size_mm: float, dark: str = "#111") -> Markup:
+    """A QR code as inline SVG, sized in millimetres (vector, prints sharp)."""
+    code = segno.make(url, error="m", micro=False)
+    modules = code.symbol_size(border=0)[0]
+    svg = code.svg_inline(scale=1, border=0, dark=dark, omitsize=True)
+    svg = svg.replace(
+        "<svg ",
+        f'<svg width="{size_mm}mm" height="{size_mm}mm" '
+        f'viewBox="0 0 {modules} {modules}" role="img" '
+        f'aria-label="QR: {escape(url)}" ',
+        1,
+    )
+    return Markup(svg)
+
+
+def highlight(text: str, words: Iterable[str], css_class: str = "kw") -> Markup:
+    """Escape `text` and set the given game words apart (e.g. Rivalità, Impatto)."""
+    escaped = str(escape(text))
+    found = sorted({str(escape(w)) for w in words if w}, key=len, reverse=True)
+    if not found:
+        return Markup(escaped)
+    pattern = re.compile(r"(?<!\w)(" + "|".join(map(re.escape, found)) + r")(?!\w)")
+    return Markup(pattern.sub(rf'<span class="{css_class}">\1</span>', escaped))
+
+
+def deck_faces(
+    game: GameInfo, templates: Path, site_url: str, bleed: float = BLEED_MM
+) -> DeckFaces:
+    """Render every card's front and back markup; identical faces share one digest."""
+    folder = templates / "cards" / game.slug
+    if not (folder / "front.html.j2").exists():
+        raise FileNotFoundError(folder / "front.html.j2")
+    env = environment(templates)
+    env.filters.setdefault("highlight", highlight)
+    front = env.get_template(f"cards/{game.slug}/front.html.j2")
+    back = env.get_template(f"cards/{game.slug}/back.html.j2")
+    css = "\n".join(
+        (templates / "cards" / name).read_text(encoding="utf-8")
+        for name in ("base.css", f"{game.slug}/card.css")
+    )
+    trim = CARD_SIZES[game.card_size]
+    faces = DeckFaces(game=game, trim=trim, bleed=bleed, css=css)
+    rules_url = f"{site_url.rstrip('/')}/{game.slug}/regole/"
+    base = {
+        "game": game,
+        "trim": trim,
+        "bleed": bleed,
+        "safe": SAFE_MM,
+        "qr_svg": qr_svg,
+        "rules_url": rules_url,
+        "site_url": site_url,
+    }
+    salt = f"{RENDERER_VERSION}|{css}|{trim}|{bleed}"
+    for card in game.cards:
+        for side, template, index, label in (
+            ("front", front, faces.fronts, "fronte"),
+            ("back", back, faces.backs, "retro"),
+        ):
+            html = template.render(card=card, side=side, **base).strip()
+            digest = hashlib.sha256(f"{salt}|{html}".encode()).hexdigest()[:24]
+            index[card.code] = digest
+            faces.faces.setdefault(digest, Face(digest, html, f"{card.name} ({label})"))
+    return faces
+
+
+def face_document(deck: DeckFaces, digests: Sequence[str], outline: bool = False) -> str:
+    """One HTML document, one page per face, pages exactly trim + bleed."""
+    pages = "\n".join(
+        f'<section class="face game-{deck.game.slug}" data-face="{d}"'
+        f"{f' aria-label={json.dumps(deck.faces[d].label)}' if outline else ''}>"
+        f'<div class="trim">{deck.faces[d].html}</div></section>'
+        for d in digests
+    )
+    return (
+        '<!DOCTYPE html><html lang="it"><head><meta charset="utf-8">'
+        f"<title>{escape(deck.game.name)}</title>"
+        f'<meta name="dcterms.created" content="{FIXED_DATE}">'
+        f'<meta name="dcterms.modified" content="{FIXED_DATE}">'
+        f"<style>{_geometry_css(deck)}\n{deck.css}</style>"
+        f"</head><body>{pages}</body></html>"
+    )
+
+
+def _geometry_css(deck: DeckFaces) -> str:
+    """Page, trim and bleed boxes in millimetres, so templates need no arithmetic."""
+    page, trim, bleed = deck.page, deck.trim, deck.bleed
+    return (
+        f"@page {{ size: {page.width}mm {page.height}mm; margin: 0; }}\n"
+        "html, body { margin: 0; padding: 0; }\n"
+        f".face {{ position: relative; width: {page.width}mm; height: {page.height}mm; "
+        "overflow: hidden; break-after: page; }\n"
+        ".face:last-child { break-after: auto; }\n"
+        f".trim {{ position: absolute; left: {bleed}mm; top: {bleed}mm; "
+        f"width: {trim.width}mm; height: {trim.height}mm; }}\n"
+        f".bleed-fill {{ position: absolute; left: -{bleed}mm; top: -{bleed}mm; "
+        f"width: {page.width}mm; height: {page.height}mm; }}\n"
+        f".safe {{ position: absolute; left: {SAFE_MM}mm; top: {SAFE_MM}mm; "
+        f"width: {trim.width - 2 * SAFE_MM}mm; height: {trim.height - 2 * SAFE_MM}mm; }}"
+    )
+
+
+@cache
+def _font_config() -> Any:
+    from weasyprint.text.fonts import FontConfiguration
+
+    return FontConfiguration()
+
+
+def render_faces(
+    deck: DeckFaces, cache_dir: Path, digests: Iterable[str] | None = None
+) -> dict[str, Path]:
+    """Make sure every face has its one-page PDF in the cache; return their paths.
+
+    Faces already in the cache are not rendered again. The missing ones are laid out in
+    one WeasyPrint document (one page each), measured for overflow, and split.
+    """
+    import pikepdf
+    from weasyprint import HTML
+
+    wanted = list(dict.fromkeys(digests if digests is not None else deck.faces))
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    paths = {d: cache_dir / f"{d}.pdf" for d in wanted}
+    missing = [d for d in wanted if not paths[d].exists() or not _fit_path(paths[d]).exists()]
+    if missing:
+        document = HTML(string=face_document(deck, missing)).render(font_config=_font_config())
+        if len(document.pages) != len(missing):
+            raise RuntimeError(
+                f"{deck.game.slug}: a face spans more than one page; its template must fit the card"
+            )
+        fits = _measure(document)
+        pdf_bytes = document.write_pdf(pdf_identifier=b"cartiera-faces")
+        with pikepdf.open(_bytes_io(pdf_bytes)) as whole:
+            for index, digest in enumerate(missing):
+                single = pikepdf.new()
+                single.pages.append(whole.pages[index])
+                single.docinfo = single.make_indirect(pikepdf.Dictionary())
+                atomic_write(paths[digest], _save(single))
+                atomic_write(
+                    _fit_path(paths[digest]),
+                    json.dumps(fits.get(index, []), ensure_ascii=False).encode(),
+                )
+    return paths
+
+
+def overflows(deck: DeckFaces, cache_dir: Path) -> list[Overflow]:
+    """Every text box that does not fit, for every card of the deck."""
+    paths = render_faces(deck, cache_dir)
+    found = []
+    for digest, path in paths.items():
+        for item in json.loads(_fit_path(path).read_text(encoding="utf-8")):
+            for code, side in deck.sides(digest):
+                found.append(Overflow(code, side, item["field"], item["how"]))
+    return sorted(found, key=lambda o: (o.card, o.side, o.field))
+
+
+def _fit_path(pdf: Path) -> Path:
+    return pdf.with_suffix(".fit.json")
+
+
+def _bytes_io(data: bytes) -> Any:
+    import io
+
+    return io.BytesIO(data)
+
+
+def _save(pdf: Any) -> bytes:
+    import io
+
+    out = io.BytesIO()
+    pdf.save(
+        out,
+        deterministic_id=True,
+        compress_streams=True,
+        object_stream_mode=__import__("pikepdf").ObjectStreamMode.generate,
+    )
+    return out.getvalue()
+
+
+def _walk(box: Any) -> Iterator[Any]:
+    yield box
+    for child in getattr(box, "children", None) or []:
+        yield from _walk(child)
+
+
+def _measure(document: Any) -> dict[int, list[dict[str, str]]]:
+    """Per page, the `data-fit` boxes whose content spills out of them."""
+    px_to_mm = 25.4 / 96
+    result: dict[int, list[dict[str, str]]] = {}
+    for index, page in enumerate(document.pages):
+        seen: set[int] = set()
+        for box in _walk(page._page_box):
+            element = getattr(box, "element", None)
+            if element is None or id(element) in seen or not element.get("data-fit"):
+                continue
+            seen.add(id(element))
+            bottom = box.content_box_y() + box.height
+            right = box.content_box_x() + box.width
+            inner = [d for d in _walk(box) if d is not box]
+            low = max((d.position_y + d.margin_height() for d in inner), default=bottom)
+            wide = max((d.position_x + d.margin_width() for d in inner), default=right)
+            problems = []
+            if low - bottom > TOLERANCE_PX:
+                problems.append(f"{(low - bottom) * px_to_mm:.1f} mm too tall")
+            if wide - right > TOLERANCE_PX:
+                problems.append(f"{(wide - right) * px_to_mm:.1f} mm too wide")
+            if problems:
+                result.setdefault(index, []).append(
+                    {"field": element.get("data-fit"), "how": ", ".join(problems)}
+                )
+    return result
+
+
+def preview(game: GameInfo, templates: Path, site_url: str, out: Path) -> Path:
+    """Every distinct face of a game in one PDF, for designers to look at."""
+    from weasyprint import HTML
+
+    deck = deck_faces(game, templates, site_url)
+    html = face_document(deck, list(deck.faces))
+    atomic_write(out, HTML(string=html).write_pdf(font_config=_font_config()))
+    return out

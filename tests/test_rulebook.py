@@ -1,0 +1,160 @@
+"""`cartiera rulebook`: the PDF a player prints, opened and read back with pypdf."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import GAMES, edit, invoke
+from pypdf import PdfReader
+from pypdf.generic import DictionaryObject
+
+MM = 72 / 25.4
+
+
+@pytest.fixture(scope="module")
+def rulebooks(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("rulebooks")
+    paths = {}
+    for slug in GAMES:
+        path = out / f"{slug}.pdf"
+        run = invoke(shared_project, "rulebook", slug, "--out", str(path))
+        assert run.exit_code == 0, run.output
+        paths[slug] = path
+    return paths
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def _contents(db: Path, slug: str) -> tuple[list[tuple[str, str, int]], list[str]]:
+    with sqlite3.connect(db) as conn:
+        sections = conn.execute(
+            "select s.number, s.title, s.level from rulesection s join game g "
+            "on g.id = s.game_id where g.slug = ? order by s.position", (slug,)).fetchall()
+        terms = [row[0] for row in conn.execute(
+            "select t.term from glossaryterm t join game g on g.id = t.game_id "
+            "where g.slug = ?", (slug,))]
+    return sections, terms
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_every_section_and_term_is_in_the_pdf(rulebooks, shared_project: Path,
+                                              slug: str) -> None:
+    reader = PdfReader(rulebooks[slug])
+    text = _flat(" ".join(page.extract_text() for page in reader.pages))
+    sections, terms = _contents(shared_project / "cards.db", slug)
+    assert sections and terms
+    for number, title, level in sections:
+        heading = f"{number}. {title}" if level == 2 else f"{number} {title}"
+        assert _flat(heading) in text, heading
+    for term in terms:
+        assert term in text, term
+    for back in ("Glossario", "Chiarimenti", "Componenti e composizione",
+                 "Elenco delle carte", "Stampare il mazzo a casa"):
+        assert back in text
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_contents_page_numbers_are_the_headings_pages(rulebooks, shared_project: Path,
+                                                      slug: str) -> None:
+    reader = PdfReader(rulebooks[slug])
+    pages = [_flat(page.extract_text()) for page in reader.pages]
+    toc = pages[1]
+    assert toc.startswith("INDICE Indice") or "Indice" in toc[:40]
+    sections, _ = _contents(shared_project / "cards.db", slug)
+    titles = [f"{n}. {t}" for n, t, level in sections if level == 2]
+    titles += ["Glossario", "Chiarimenti", "Componenti e composizione", "Elenco delle carte",
+               "Stampare il mazzo a casa"]
+    for title in titles:
+        match = re.search(re.escape(_flat(title)) + r"[ .]*?(\d+)(?= |$)", toc)
+        assert match, title
+        printed = int(match.group(1))
+        # the heading is on the printed page, and on no earlier page after the contents
+        assert _flat(title) in pages[printed - 1], (title, printed)
+        assert not any(_flat(title) in p for p in pages[2:printed - 1]), title
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_bookmarks_and_accessibility(rulebooks, shared_project: Path, slug: str) -> None:
+    reader = PdfReader(rulebooks[slug])
+    outline = reader.outline
+    titles = [item.title for item in outline if not isinstance(item, list)]
+    sections, _ = _contents(shared_project / "cards.db", slug)
+    first = next(f"{n}. {t}" for n, t, level in sections if level == 2)
+    assert _flat(first) in [_flat(t) for t in titles]
+    assert any(isinstance(item, list) for item in outline), "clauses nest under sections"
+    root = reader.trailer["/Root"]
+    assert root["/Lang"] == "it"
+    assert bool(root["/MarkInfo"]["/Marked"])
+    assert "/StructTreeRoot" in root
+    assert reader.metadata.title.startswith(reader.metadata.title.split(" —")[0])
+    assert "Regolamento" in reader.metadata.title
+
+
+def _fonts(obj, seen: set[int]) -> list[DictionaryObject]:
+    found = []
+    resources = obj.get("/Resources")
+    if resources is None:
+        return found
+    resources = resources.get_object()
+    for font in (resources.get("/Font") or {}).values():
+        font = font.get_object()
+        if id(font) not in seen:
+            seen.add(id(font))
+            found.append(font)
+    for xobj in (resources.get("/XObject") or {}).values():
+        found += _fonts(xobj.get_object(), seen)
+    return found
+
+
+def test_fonts_are_embedded(rulebooks) -> None:
+    reader = PdfReader(rulebooks["bless"])
+    seen: set[int] = set()
+    fonts = [f for page in reader.pages for f in _fonts(page, seen)]
+    assert fonts
+    for font in fonts:
+        descriptor = font.get("/FontDescriptor")
+        if descriptor is None and "/DescendantFonts" in font:
+            descriptor = font["/DescendantFonts"][0].get_object()["/FontDescriptor"]
+        descriptor = descriptor.get_object()
+        assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), font
+
+
+def test_paper_sizes(rulebooks, shared_project: Path, tmp_path: Path) -> None:
+    a5 = PdfReader(rulebooks["mazzo"]).pages[0].mediabox
+    assert (round(a5.width / MM), round(a5.height / MM)) == (148, 210)
+    out = tmp_path / "a4.pdf"
+    assert invoke(shared_project, "rulebook", "mazzo", "--paper", "a4", "--out", str(out)
+                  ).exit_code == 0
+    a4 = PdfReader(out).pages[0].mediabox
+    assert (round(a4.width / MM), round(a4.height / MM)) == (210, 297)
+
+
+def test_same_database_same_bytes(rulebooks, shared_project: Path, tmp_path: Path) -> None:
+    again = tmp_path / "again.pdf"
+    assert invoke(shared_project, "rulebook", "mazzo", "--out", str(again)).exit_code == 0
+    assert again.read_bytes() == rulebooks["mazzo"].read_bytes()
+
+
+def test_card_text_is_printed_literally(built: Path, tmp_path: Path) -> None:
+    cards = built / "games/mazzo/cards.yaml"
+    text = cards.read_text(encoding="utf-8")
+    match = re.search(r"^(\s+descrizione: )(.+)$", text, re.M)
+    assert match
+    edit(cards, match.group(0), match.group(1) + '"<b>Spada & scudo</b> <script>x</script>"')
+    assert invoke(built, "db", "build").exit_code == 0
+    out = tmp_path / "mazzo.pdf"
+    assert invoke(built, "rulebook", "mazzo", "--out", str(out)).exit_code == 0
+    text = _flat(" ".join(p.extract_text() for p in PdfReader(out).pages))
+    assert "<b>Spada & scudo</b> <script>x</script>" in text
+
+
+def test_unknown_game_and_missing_database(project: Path) -> None:
+    assert invoke(project, "rulebook", "monopoli").exit_code == 2
+    run = invoke(project, "rulebook", "mazzo")
+    assert run.exit_code == 1
+    assert "cards.db does not exist" in run.stderr

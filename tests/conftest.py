@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import Result
 from typer.testing import CliRunner
 
 from pipeline.cli import app
@@ -38,7 +37,7 @@ class Run:
 def invoke(project: Path | None, *args: str, env: dict[str, str] | None = None) -> Run:
     runner = CliRunner()
     prefix = ["--project", str(project)] if project is not None else []
-    result: Result = runner.invoke(app, [*prefix, *args], env=env, catch_exceptions=False)
+    result = runner.invoke(app, [*prefix, *args], env=env, catch_exceptions=False)
     return Run(result.exit_code, result.stdout, result.stderr)
 
 

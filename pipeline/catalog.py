@@ -95,6 +95,14 @@ class RulingInfo:
 
 
 @dataclass
+class ExampleInfo:
+    code: str
+    title: str
+    clauses: list[str]  # anchors of the rule clauses it illustrates, the main one first
+    narration_md: str
+
+
+@dataclass
 class ComponentInfo:
     code: str
     name: str
@@ -125,6 +133,7 @@ class GameInfo:
     sections: list[SectionInfo]
     terms: list[TermInfo]
     rulings: list[RulingInfo]
+    examples: list[ExampleInfo] = field(default_factory=list)
 
     @property
     def players(self) -> str:
@@ -301,6 +310,14 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
                 .order_by(models.Component.position)
             )
         ]
+        examples = [
+            ExampleInfo(e.code, e.title, json.loads(e.clauses), e.narration_md)
+            for e in session.exec(
+                select(models.Example)
+                .where(models.Example.game_id == gid)
+                .order_by(models.Example.position)
+            )
+        ]
         return GameInfo(
             slug=game.slug,
             name=game.name,
@@ -323,4 +340,5 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             sections=list(sections.values()),
             terms=list(terms.values()),
             rulings=rulings,
+            examples=examples,
         )

@@ -128,13 +128,21 @@ def validate_cmd(
             "--format", "-f", help="text for people, json for tools, github for annotations."
         ),
     ] = ReportFormat.text,
+    layout: Annotated[
+        bool,
+        typer.Option(
+            "--layout/--no-layout",
+            help="Lay out every card face and report text that does not fit its box "
+            "(slow the first time, then cached by content).",
+        ),
+    ] = True,
 ) -> None:
     """Check every game's sources and report every problem; exit 1 if any is an error."""
     from .validate import render, validate
 
     project = _project(ctx)
     _check_games(project, games)
-    report = validate(project, games)
+    report = validate(project, games, layout=layout)
     typer.echo(render(report, fmt.value))
     raise typer.Exit(0 if report.ok else 1)
 
@@ -156,7 +164,7 @@ def db_build_cmd(
 
     project = _project(ctx)
     started = time.perf_counter()
-    report = validate(project)
+    report = validate(project, layout=False)
     errors = [p for p in report.problems if p.is_error]
     for problem in errors:
         typer.echo(problem.one_line(), err=True)
@@ -321,6 +329,231 @@ def faces_cmd(
     target = out or project.build_dir / "faces" / f"{game}-facce.pdf"
     preview(info, project.templates_dir, site_url(project), target)
     typer.echo(f"wrote {project.rel(target)}")
+
+
+class Paper(StrEnum):
+    a4 = "a4"
+    letter = "letter"
+
+
+class DuplexMode(StrEnum):
+    long = "long"
+    short = "short"
+    none = "none"
+
+
+class DeckLayout(StrEnum):
+    sheets = "sheets"
+    cards = "cards"
+
+
+def _offset(value: str) -> tuple[float, float]:
+    try:
+        x, y = (float(part) for part in value.replace(" ", "").split(","))
+    except ValueError:
+        raise typer.BadParameter("write it as X,Y in millimetres, e.g. 1.5,-0.5") from None
+    return x, y
+
+
+@app.command("deck")
+@fails_cleanly
+def deck_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
+    paper: Annotated[Paper, typer.Option("--paper", help="Sheet size (sheets layout).")] = Paper.a4,
+    duplex: Annotated[
+        DuplexMode,
+        typer.Option(
+            "--duplex",
+            help="long: backs for long-edge duplex (most printers); short: for "
+            "short-edge; none: fronts only.",
+        ),
+    ] = DuplexMode.long,
+    bleed: Annotated[
+        float,
+        typer.Option(
+            "--bleed",
+            min=0,
+            max=6,
+            help="Bleed in mm around the card block (sheets) or each "
+            "card (cards). 3.175 is 1/8 in.",
+        ),
+    ] = 3.0,
+    layout: Annotated[
+        DeckLayout,
+        typer.Option(
+            "--layout",
+            help="sheets: 3 × 3 cards per page with crop marks, for home printing; "
+            "cards: one card per page with bleed, TrimBox and BleedBox, for print shops.",
+        ),
+    ] = DeckLayout.sheets,
+    backs_offset: Annotated[
+        str,
+        typer.Option(
+            "--backs-offset",
+            help="Move the backs by X,Y mm (right, down as seen on the backs "
+            "sheet) when your printer's sides do not line up.",
+        ),
+    ] = "0,0",
+    interleave: Annotated[
+        bool,
+        typer.Option(
+            "--interleave",
+            help="cards layout: order back 1, front 1, back 2, front 2 … "
+            "(what DriveThruCards asks for).",
+        ),
+    ] = False,
+    deck: Annotated[
+        str | None, typer.Option("--deck", help="Which deck of the game (default: its main deck).")
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="PDF to write. Default: build/decks/….", dir_okay=False),
+    ] = None,
+) -> None:
+    """Make the print-and-play PDF of a game's deck: sheets for home, or pages for a shop."""
+    from .render.deck import DeckOptions, build_deck
+
+    project = _project(ctx)
+    _check_games(project, [game])
+    options = DeckOptions(
+        paper=paper.value,
+        duplex=duplex.value,
+        bleed=bleed,
+        layout=layout.value,
+        backs_offset=_offset(backs_offset),
+        interleave=interleave,
+        deck=deck,
+    )
+    target = build_deck(project, game, options, out)
+    typer.echo(f"wrote {project.rel(target)}")
+
+
+class ImagePreset(StrEnum):
+    tgc = "tgc"
+    mpc = "mpc"
+    tts = "tts"
+
+
+@app.command("images")
+@fails_cleanly
+def images_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
+    preset: Annotated[
+        ImagePreset | None,
+        typer.Option(
+            "--preset",
+            help="tgc: The Game Crafter (825 × 1125 px); mpc: MakePlayingCards "
+            "(822 × 1122 px, not confirmed by the service); tts: Tabletop Simulator deck sheets.",
+        ),
+    ] = None,
+    dpi: Annotated[int, typer.Option("--dpi", min=72, max=1200, help="Resolution.")] = 300,
+    bleed: Annotated[
+        bool,
+        typer.Option(
+            "--bleed/--no-bleed",
+            help="Keep the 3 mm bleed around each image, or crop to the card's edge.",
+        ),
+    ] = True,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Folder to write. Default: build/images/GAME/….", file_okay=False
+        ),
+    ] = None,
+) -> None:
+    """Write one PNG per distinct card face (and a manifest), or Tabletop Simulator sheets."""
+    from .render.images import ImageOptions, build_images
+
+    project = _project(ctx)
+    _check_games(project, [game])
+    result = build_images(
+        project,
+        game,
+        ImageOptions(preset=preset.value if preset else None, dpi=dpi, bleed=bleed),
+        out,
+    )
+    width, height = result.size
+    typer.echo(
+        f"wrote {len(result.files)} images ({width} × {height} px) to "
+        f"{project.rel(result.folder)}" + (f"; {result.note}" if result.note else "")
+    )
+
+
+@app.command("site")
+@fails_cleanly
+def site_cmd(
+    ctx: typer.Context,
+    serve: Annotated[
+        bool, typer.Option("--serve", help="Serve the site on localhost after building it.")
+    ] = False,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline", help="Build the variant that works from file:// (build/site-offline)."
+        ),
+    ] = False,
+    port: Annotated[int, typer.Option("--port", help="Port for --serve.")] = 8000,
+) -> None:
+    """Generate the rules website from the database and build it with MkDocs (strict)."""
+    from .site import build_site
+    from .site import serve as serve_site
+
+    project = _project(ctx)
+    folder = build_site(project, offline=offline)
+    typer.echo(f"wrote {project.rel(folder)}")
+    if serve:
+        serve_site(folder, port)
+
+
+@app.command("build")
+@fails_cleanly
+def build_cmd(
+    ctx: typer.Context,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 2,
+) -> None:
+    """Build everything into build/: decks, card images, rulebooks and the site.
+
+    Checks the data first and brings cards.db up to date; steps whose inputs did not
+    change since the last run are skipped.
+    """
+    import os
+
+    from .build import build
+
+    project = _project(ctx)
+    interactive = sys.stdout.isatty() and not os.environ.get("CI")
+    if interactive:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        with Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), transient=True
+        ) as bar:
+            task = bar.add_task("building", total=None)
+
+            def show(name: str, done: int, total: int) -> None:
+                bar.update(task, description=name, completed=done, total=total)
+
+            report = build(project, jobs, show)
+    else:
+
+        def log(name: str, done: int, total: int) -> None:
+            typer.echo(f"[{done}/{total}] {name}")
+
+        report = build(project, jobs, log)
+    if report.database_rebuilt:
+        typer.echo("cards.db was stale and has been rebuilt")
+    if not report.ran:
+        typer.echo(
+            f"nothing changed: all {len(report.skipped)} steps are up to date "
+            f"({report.seconds:.1f} s)"
+        )
+    else:
+        typer.echo(
+            f"built {len(report.ran)} steps, {len(report.skipped)} up to date, "
+            f"in {report.seconds:.1f} s"
+        )
 
 
 def run() -> None:

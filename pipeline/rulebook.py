@@ -43,12 +43,7 @@ class Ref:
     number: str
 
 
-def rulebook_html(
-    game: GameInfo,
-    templates: Path,
-    paper: Paper = "a5",
-    examples: dict[str, list[Any]] | None = None,
-) -> str:
+def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
     """The rulebook as one HTML document (WeasyPrint renders it)."""
     css = (templates / "rulebook" / "rulebook.css").read_text(encoding="utf-8")
     if paper == "a4":
@@ -117,7 +112,7 @@ def rulebook_html(
             sections=sections,
             terms=terms,
             rulings=rulings,
-            decks=[_deck_view(game, deck) for deck in game.decks],
+            decks=[deck_view(game, deck) for deck in game.decks],
             paper=paper,
             css=Markup(css),
             date=FIXED_DATE,
@@ -127,12 +122,12 @@ def rulebook_html(
             card_columns=game.attributes,
             format_value=format_value,
             print=print_info,
-            examples=examples or {},
+            examples=_examples_by_clause(game, linker),
         )
     )
 
 
-def _deck_view(game: GameInfo, deck: DeckInfo) -> dict[str, Any]:
+def deck_view(game: GameInfo, deck: DeckInfo) -> dict[str, Any]:
     """A deck with its composition per kind: distinct cards, copies, expected copies."""
     distinct: Counter[str] = Counter(c.kind for c in deck.cards)
     copies: Counter[str] = Counter()
@@ -158,6 +153,23 @@ def _deck_view(game: GameInfo, deck: DeckInfo) -> dict[str, Any]:
         "expected_kinds": deck.expected_kinds,
         "rows": rows,
     }
+
+
+def _examples_by_clause(game: GameInfo, linker: TermLinker) -> dict[str, list[dict[str, Any]]]:
+    """Worked examples, shown after the first clause each illustrates."""
+    placed: dict[str, list[dict[str, Any]]] = {}
+    anchors = {s.anchor for s in game.sections}
+    for example in game.examples:
+        where = next((a for a in example.clauses if a in anchors), None)
+        if where is not None:
+            placed.setdefault(where, []).append(
+                {
+                    "code": example.code,
+                    "title": example.title,
+                    "html": md_to_html(example.narration_md, linker),
+                }
+            )
+    return placed
 
 
 def format_value(card: CardInfo, attr: AttributeInfo) -> str:

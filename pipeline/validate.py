@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 from .load import LoadedGame, load_games
@@ -26,10 +28,79 @@ class Report:
         return [row for game in self.games for row in game.summaries()]
 
 
-def validate(project: Project, slugs: Sequence[str] | None = None) -> Report:
+def validate(project: Project, slugs: Sequence[str] | None = None, layout: bool = True) -> Report:
+    """Load and check every game; with `layout`, also lay out every card face and report
+    text that does not fit its box."""
     games = load_games(project, slugs)
+    if layout:
+        check_text_fit(project, games)
     problems = [p for game in games for p in game.problems]
     return Report(games=games, problems=problems)
+
+
+def check_text_fit(project: Project, games: Sequence[LoadedGame]) -> None:
+    """Render each valid game's faces (cached by content) and record every overflow.
+
+    Faces are drawn from a scratch database built from the sources being checked, so
+    what is measured is exactly what `cartiera deck` would print.
+    """
+    from sqlmodel import create_engine
+
+    from .catalog import read_game
+    from .database import write_sqlite
+    from .render.deck import face_cache
+    from .render.faces import deck_faces, overflows
+    from .settings import site_url
+
+    ready = []
+    for game in games:
+        if not game.ok or game.game is None:
+            continue
+        if not (project.templates_dir / "cards" / game.slug / "front.html.j2").exists():
+            game.problems.append(
+                Problem(
+                    "warning",
+                    "no card templates: faces not laid out",
+                    file=project.rel(project.templates_dir / "cards" / game.slug),
+                    game=game.slug,
+                    hint="add front.html.j2, back.html.j2 and card.css",
+                )
+            )
+            continue
+        ready.append(game)
+    if not ready:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "layout.db"
+        write_sqlite(db, ready)
+        engine = create_engine(f"sqlite:///{db}")
+        try:
+            for game in ready:
+                faces = deck_faces(
+                    read_game(engine, game.slug), project.templates_dir, site_url(project)
+                )
+                for found in overflows(faces, face_cache(project)):
+                    game.problems.append(_overflow_problem(project, game, found))
+        finally:
+            engine.dispose()
+
+
+def _overflow_problem(project: Project, game: LoadedGame, found) -> Problem:
+    doc = game.docs["cards.yaml"]
+    assert game.game is not None
+    loc: tuple[str | int, ...] = ("cards", game.card_index[found.card])
+    loc += (
+        ("text", found.field)
+        if found.field in game.game.texts
+        else (("name",) if found.field == "name" else ())
+    )
+    return doc.problem(
+        loc,
+        found.message(),
+        game=game.slug,
+        card=found.card,
+        hint=f"shorten it, or give it a larger box in templates/cards/{game.slug}/",
+    )
 
 
 def render(report: Report, fmt: Format) -> str:

@@ -51,10 +51,22 @@ def project(tmp_path: Path) -> Path:
     """A copy of the real games/, schemas/ and templates/ in a temporary folder, without a
     database. Seeds are found through CARTIERA_SEEDS (set below), as in the real project."""
     dest = tmp_path / "proj"
-    for name in ("games", "schemas", "templates"):
-        if (ROOT / name).exists():
-            shutil.copytree(ROOT / name, dest / name)
+    copy_sources(dest)
     return dest
+
+
+def copy_sources(dest: Path) -> None:
+    """What a fresh clone has: sources, schemas, templates, hand-written site pages."""
+    for name in ("games", "schemas", "templates"):
+        shutil.copytree(ROOT / name, dest / name)
+    shutil.copytree(
+        ROOT / "site",
+        dest / "site",
+        ignore=lambda folder, names: [
+            n for n in names if Path(folder) == ROOT / "site" and n in ("index.md", "giochi")
+        ],
+    )
+    shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
 
 
 @pytest.fixture
@@ -76,9 +88,7 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
 def shared_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One built copy of the project for tests that only read it (faster than `built`)."""
     dest = tmp_path_factory.mktemp("shared") / "proj"
-    for name in ("games", "schemas", "templates"):
-        if (ROOT / name).exists():
-            shutil.copytree(ROOT / name, dest / name)
+    copy_sources(dest)
     run = invoke(dest, "db", "build")
     assert run.exit_code == 0, run.output
     return dest

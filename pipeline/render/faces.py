@@ -118,7 +118,7 @@ def deck_faces(
     )
     trim = CARD_SIZES[game.card_size]
     faces = DeckFaces(game=game, trim=trim, bleed=bleed, css=css)
-    rules_url = f"{site_url.rstrip('/')}/{game.slug}/regole/"
+    rules_url = f"{site_url.rstrip('/')}/giochi/{game.slug}/regole/"
     base = {
         "game": game,
         "trim": trim,
@@ -211,6 +211,9 @@ def render_faces(
             for index, digest in enumerate(missing):
                 single = pikepdf.new()
                 single.pages.append(whole.pages[index])
+                # WeasyPrint shares one resource dictionary among all pages: keep only
+                # what this face draws
+                single.pages[0].remove_unreferenced_resources()
                 single.docinfo = single.make_indirect(pikepdf.Dictionary())
                 atomic_write(paths[digest], _save(single))
                 atomic_write(

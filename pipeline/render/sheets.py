@@ -7,6 +7,7 @@ every face's content exactly once. All geometry is in millimetres until the last
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 from collections.abc import Iterator, Sequence
@@ -170,9 +171,33 @@ class Imposer:
         if digest not in self._xobjects:
             source = pikepdf.open(self._paths[digest])
             self._sources.append(source)
-            form = source.pages[0].as_form_xobject()
-            self._xobjects[digest] = self.pdf.copy_foreign(form)
+            self._xobjects[digest] = self.pdf.copy_foreign(source.pages[0].as_form_xobject())
         return self._xobjects[digest]
+
+    def _share_fonts(self) -> None:
+        """Faces rendered in one batch embed the same font subsets, once per face file:
+        point every resource dictionary at one copy of each, so the output holds it once."""
+        canonical: dict[str, pikepdf.Object] = {}
+        keys: dict[tuple[int, int], str] = {}
+        for obj in list(self.pdf.objects):
+            if not isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)):
+                continue
+            for holder in (obj, obj.get("/Resources")):
+                fonts = holder.get("/Font") if isinstance(holder, pikepdf.Dictionary) else None
+                if not isinstance(fonts, pikepdf.Dictionary):
+                    continue
+                for name in list(fonts.keys()):
+                    font = fonts[name]
+                    if not font.is_indirect:
+                        continue
+                    key = keys.get(font.objgen) or keys.setdefault(font.objgen, _font_key(font))
+                    fonts[name] = canonical.setdefault(key, font)
+
+    def append_page(self, path: Path) -> None:
+        """Add the first page of another PDF as it is (e.g. the instructions page)."""
+        source = pikepdf.open(path)
+        self._sources.append(source)  # stream data is copied when the output is saved
+        self.pdf.pages.append(source.pages[0])
 
     def add_page(
         self, size: Size, draws: Sequence[tuple[str, Rect, Rect, float]], extra: bytes = b""
@@ -205,6 +230,7 @@ class Imposer:
         return page
 
     def save(self) -> bytes:
+        self._share_fonts()
         self.pdf.docinfo = self.pdf.make_indirect(
             pikepdf.Dictionary(
                 Title=pikepdf.String(self.title),
@@ -225,6 +251,30 @@ class Imposer:
         return out.getvalue()
 
 
+def _font_key(font: pikepdf.Object) -> str:
+    """A digest of everything that makes a font draw what it draws."""
+    digest = hashlib.sha256()
+
+    def feed(obj: pikepdf.Object, depth: int = 0) -> None:
+        if depth > 6:
+            return
+        if isinstance(obj, pikepdf.Stream):
+            digest.update(obj.read_raw_bytes())
+            obj = obj.stream_dict
+        if isinstance(obj, pikepdf.Dictionary):
+            for key in sorted(obj.keys()):
+                digest.update(key.encode())
+                feed(obj[key], depth + 1)
+        elif isinstance(obj, pikepdf.Array):
+            for item in obj:
+                feed(item, depth + 1)
+        else:
+            digest.update(repr(obj).encode())
+
+    feed(font)
+    return digest.hexdigest()
+
+
 def marks_stream(layout: SheetLayout, with_marks: bool, registration: bool) -> bytes:
     """Crop marks and registration targets as PDF drawing operators."""
     h = layout.paper.height
@@ -242,21 +292,21 @@ def marks_stream(layout: SheetLayout, with_marks: bool, registration: bool) -> b
 
 
 def _target(x: float, y: float, r: float) -> str:
-    """A circle with a cross through it, centred on (x, y) in points."""
-    k = 0.5523 * r  # control distance of a Bézier quarter circle
-    quarters = [
-        (x + r, y + k, x + k, y + r, x, y + r),
-        (x - k, y + r, x - r, y + k, x - r, y),
-        (x - r, y - k, x - k, y - r, x, y - r),
-        (x + k, y - r, x + r, y - k, x + r, y),
-    ]
-    arcs = " ".join(" ".join(map(_num, q)) + " c" for q in quarters)
-    cross = 1.6 * r
-    return (
-        f"{_num(x - cross)} {_num(y)} m {_num(x + cross)} {_num(y)} l S "
-        f"{_num(x)} {_num(y - cross)} m {_num(x)} {_num(y + cross)} l S "
-        f"{_num(x + r)} {_num(y)} m {arcs} S"
-    )
+    """A bullseye centred on (x, y) in points: two rings and a dot, and no straight line
+    that could be taken for a crop mark."""
+
+    def circle(radius: float) -> str:
+        k = 0.5523 * radius  # control distance of a Bézier quarter circle
+        quarters = [
+            (x + radius, y + k, x + k, y + radius, x, y + radius),
+            (x - k, y + radius, x - radius, y + k, x - radius, y),
+            (x - radius, y - k, x - k, y - radius, x, y - radius),
+            (x + k, y - radius, x + radius, y - k, x + radius, y),
+        ]
+        arcs = " ".join(" ".join(map(_num, q)) + " c" for q in quarters)
+        return f"{_num(x + radius)} {_num(y)} m {arcs}"
+
+    return f"{circle(r)} S {circle(r / 2)} S {circle(r / 6)} f"
 
 
 def chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:

@@ -1,0 +1,252 @@
+"""`cartiera build`: every output of every game, into build/, doing no work twice.
+
+Each step (a deck PDF, the card images, a rulebook, the site) has a stamp: a digest of
+everything it reads (the database's content, the templates, the code, its options).
+A step whose stamp and outputs are unchanged is skipped, so a second run with nothing
+changed does nothing and says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import time
+import zipfile
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .database import build_database, is_current, sorted_dump
+from .output import atomic_write
+from .problems import Problem, SourceError
+from .project import Project
+from .validate import validate
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # "deck bless a4"
+    game: str | None
+    kind: str  # deck | images | rulebook | site
+    options: tuple[tuple[str, str], ...] = ()
+    outputs: tuple[str, ...] = ()  # paths relative to the project
+
+
+@dataclass
+class BuildReport:
+    ran: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    database_rebuilt: bool = False
+
+
+def downloads_for(project: Project, slug: str) -> list[tuple[Path, str]]:
+    """The files a player downloads for a game, with what each is (Italian)."""
+    build = project.build_dir
+    return [
+        (
+            build / "decks" / f"{slug}-sheets-a4-long.pdf",
+            "Mazzo da stampare su A4, fronte-retro sul lato lungo",
+        ),
+        (
+            build / "decks" / f"{slug}-sheets-letter-long.pdf",
+            "Mazzo da stampare su US Letter, fronte-retro sul lato lungo",
+        ),
+        (
+            build / "decks" / f"{slug}-carte.pdf",
+            "Per la tipografia: una carta per pagina, con abbondanza e TrimBox",
+        ),
+        (
+            build / "downloads" / f"{slug}-immagini-300dpi.zip",
+            "Le immagini PNG di ogni carta a 300 dpi, con abbondanza",
+        ),
+        (build / "rulebooks" / f"{slug}-regolamento-a5.pdf", "Il regolamento, formato A5"),
+        (build / "rulebooks" / f"{slug}-regolamento-a4.pdf", "Il regolamento, formato A4"),
+    ]
+
+
+def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
+    steps: list[Step] = []
+    for slug in slugs:
+        files = [p.relative_to(project.root).as_posix() for p, _ in downloads_for(project, slug)]
+        steps += [
+            Step(
+                f"deck {slug} a4",
+                slug,
+                "deck",
+                (("paper", "a4"), ("layout", "sheets")),
+                (files[0],),
+            ),
+            Step(
+                f"deck {slug} letter",
+                slug,
+                "deck",
+                (("paper", "letter"), ("layout", "sheets")),
+                (files[1],),
+            ),
+            Step(
+                f"deck {slug} cards",
+                slug,
+                "deck",
+                (("paper", "a4"), ("layout", "cards")),
+                (files[2],),
+            ),
+            Step(f"images {slug}", slug, "images", (("dpi", "300"),), (files[3],)),
+            Step(f"rulebook {slug} a5", slug, "rulebook", (("paper", "a5"),), (files[4],)),
+            Step(f"rulebook {slug} a4", slug, "rulebook", (("paper", "a4"),), (files[5],)),
+        ]
+    steps.append(Step("site", None, "site", (), ("build/site/index.html",)))
+    return steps
+
+
+def run_step(root: str, db_url: str, step: Step) -> float:
+    """Do one step (in a worker process); return its duration in seconds."""
+    from .render.deck import DeckOptions, build_deck
+    from .render.images import ImageOptions, build_images
+    from .rulebook import build_rulebook
+    from .site import build_site
+
+    project = Project(root=Path(root), db_url=db_url)
+    options = dict(step.options)
+    started = time.perf_counter()
+    outputs = [project.root / o for o in step.outputs]
+    if step.kind == "deck":
+        build_deck(
+            project,
+            step.game or "",
+            DeckOptions(paper=options["paper"], layout=options["layout"]),
+            outputs[0],
+        )
+    elif step.kind == "images":
+        result = build_images(
+            project,
+            step.game or "",
+            ImageOptions(dpi=300),
+            project.build_dir / "images" / (step.game or "") / "300dpi",
+        )
+        atomic_write(outputs[0], _zip(result.folder))
+    elif step.kind == "rulebook":
+        build_rulebook(project, step.game or "", options["paper"], outputs[0])  # type: ignore[arg-type]
+    elif step.kind == "site":
+        build_site(project)
+    return time.perf_counter() - started
+
+
+def _zip(folder: Path) -> bytes:
+    """The folder's files in a zip whose bytes depend only on their content."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(folder.iterdir()):
+            info = zipfile.ZipInfo(f"{folder.parent.name}/{path.name}", (2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    return out.getvalue()
+
+
+def _digest_files(paths: Iterable[Path], root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def stamps(project: Project, steps: Sequence[Step]) -> dict[str, str]:
+    """What each step depends on, as one digest per step."""
+    package = Path(__file__).resolve().parent
+    db = project.sqlite_path
+    content = hashlib.sha256("\n".join(sorted_dump(db)).encode()).hexdigest() if db else ""
+    code = _digest_files(package.rglob("*.py"), package)
+    templates = _digest_files(project.templates_dir.rglob("*"), project.root)
+    hand_written = [p for p in (project.root / "site").rglob("*") if not _generated(project, p)]
+    site = _digest_files([*hand_written, project.root / "mkdocs.yml"], project.root)
+    result = {}
+    for step in steps:
+        parts = [content, code, templates, step.name, json.dumps(step.options)]
+        if step.kind == "site":  # the site also shows every other step's outputs
+            parts += [site, json.dumps([s.name for s in steps])]
+        result[step.name] = hashlib.sha256("|".join(parts).encode()).hexdigest()
+    return result
+
+
+def _generated(project: Project, path: Path) -> bool:
+    rel = path.relative_to(project.root / "site").parts
+    return bool(rel) and rel[0] in ("index.md", "giochi")
+
+
+def build(
+    project: Project, jobs: int = 1, progress: Callable[[str, int, int], None] | None = None
+) -> BuildReport:
+    """Check the data, bring cards.db up to date, then make every output that is stale."""
+    report = BuildReport()
+    started = time.perf_counter()
+    checked = validate(project, layout=False)
+    errors = [p for p in checked.problems if p.is_error]
+    if errors:
+        raise SourceError(
+            errors[0]
+            if len(errors) == 1
+            else Problem(
+                errors[0].severity,
+                f"{errors[0].message} (and {len(errors) - 1} more errors)",
+                file=errors[0].file,
+                line=errors[0].line,
+                column=errors[0].column,
+                game=errors[0].game,
+                card=errors[0].card,
+                hint="run `cartiera validate` to see them all",
+            )
+        )
+    if project.sqlite_path is not None and not is_current(project, checked.games)[0]:
+        build_database(project, checked.games)
+        report.database_rebuilt = True
+    steps = plan(project, [g.slug for g in checked.games])
+    wanted = stamps(project, steps)
+    stamp_file = project.build_dir / "stamps.json"
+    done = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
+    todo = [
+        s
+        for s in steps
+        if done.get(s.name) != wanted[s.name]
+        or not all((project.root / o).exists() for o in s.outputs)
+    ]
+    report.skipped = [s.name for s in steps if s not in todo]
+    per_game = [s for s in todo if s.kind != "site"]
+    finished = 0
+
+    def record(step: Step) -> None:
+        nonlocal finished
+        finished += 1
+        done[step.name] = wanted[step.name]
+        report.ran.append(step.name)
+        atomic_write(stamp_file, json.dumps(done, indent=1, sort_keys=True).encode())
+        if progress:
+            progress(step.name, finished, len(todo))
+
+    if jobs > 1 and len(per_game) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {
+                s: pool.submit(run_step, str(project.root), project.db_url, s) for s in per_game
+            }
+            for step, future in futures.items():
+                future.result()
+                record(step)
+    else:
+        for step in per_game:
+            run_step(str(project.root), project.db_url, step)
+            record(step)
+    for step in todo:
+        if step.kind == "site":
+            run_step(str(project.root), project.db_url, step)
+            record(step)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def default_jobs() -> int:
+    return max(1, min(4, os.cpu_count() or 1))

@@ -1,0 +1,202 @@
+"""`cartiera images`: PNG card images rasterised from the cached face PDFs.
+
+Presets for print-on-demand services fix the pixel size (and so the bleed); the
+Tabletop Simulator preset lays the whole deck out on sheets of at most 10 × 7 cards.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from ..output import atomic_write
+from ..problems import Problem, SourceError
+from ..project import Project
+from .deck import face_cache, load_faces, print_run
+from .faces import DeckFaces, render_faces
+from .paper import BLEED_MM, IMAGE_PRESETS, MM_PER_INCH, TTS_MAX_GRID, TTS_MAX_PX, Size
+
+PRESETS = ("tgc", "mpc", "tts")
+
+
+@dataclass(frozen=True)
+class ImageOptions:
+    preset: str | None = None  # tgc | mpc | tts
+    dpi: int = 300
+    bleed: bool = True  # keep the bleed around each card image
+
+
+@dataclass
+class ImagesResult:
+    folder: Path
+    files: list[Path]
+    size: tuple[int, int]  # pixels of one card image
+    note: str | None = None
+
+
+def preset_bleed(trim: Size, width_px: int, dpi: int) -> float:
+    """The bleed (mm) that gives a service's pixel width at its dpi."""
+    return round((width_px / dpi * MM_PER_INCH - trim.width) / 2, 4)
+
+
+def raster(pdf: Path, dpi: int, size: Size, crop_mm: float, cache: Path) -> Image.Image:
+    """One face PDF as pixels at `dpi`, optionally cropped by `crop_mm` on every side."""
+    key = f"{pdf.stem}-{dpi}-{crop_mm:g}.png"
+    cached = cache / key
+    if cached.exists():
+        return Image.open(cached).convert("RGB")
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(pdf)
+    try:
+        page = document[0]
+        width_px = round(size.width / MM_PER_INCH * dpi)
+        height_px = round(size.height / MM_PER_INCH * dpi)
+        scale = dpi / 72
+        image = page.render(scale=scale, draw_annots=False).to_pil().convert("RGB")
+        if image.size != (width_px, height_px):  # pdfium rounds up a fractional pixel
+            image = image.crop((0, 0, width_px, height_px))
+        if crop_mm:
+            inner = size.grow(-crop_mm).pixels(dpi)
+            left = round(crop_mm / MM_PER_INCH * dpi)
+            image = image.crop((left, left, left + inner[0], left + inner[1]))
+    finally:
+        document.close()
+    atomic_write(cached, _png(image, dpi))
+    return image
+
+
+def _png(image: Image.Image, dpi: int) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format="PNG", dpi=(dpi, dpi), optimize=False)
+    return out.getvalue()
+
+
+def build_images(
+    project: Project, slug: str, options: ImageOptions, out: Path | None = None
+) -> ImagesResult:
+    if options.preset is not None and options.preset not in PRESETS:
+        raise SourceError(
+            Problem(
+                "error",
+                f"unknown preset '{options.preset}'",
+                hint=f"use one of: {', '.join(PRESETS)}",
+            )
+        )
+    folder = out or project.build_dir / "images" / slug / (options.preset or f"{options.dpi}dpi")
+    if options.preset == "tts":
+        return _tts(project, slug, folder)
+    dpi, bleed, crop, note = options.dpi, BLEED_MM, 0.0, None
+    if options.preset in IMAGE_PRESETS:
+        preset = IMAGE_PRESETS[options.preset]
+        faces = load_faces(project, slug, BLEED_MM)
+        dpi = preset.dpi
+        bleed = preset_bleed(faces.trim, preset.width_px, preset.dpi)
+        note = None if preset.confirmed else f"{preset.label}: dimensioni non confermate"
+    elif not options.bleed:
+        crop = bleed
+    faces = load_faces(project, slug, bleed)
+    return _faces_to_png(project, faces, folder, dpi, crop, note)
+
+
+def _faces_to_png(
+    project: Project, faces: DeckFaces, folder: Path, dpi: int, crop: float, note: str | None
+) -> ImagesResult:
+    """One PNG per distinct face, named after the cards, plus a manifest."""
+    paths = render_faces(faces, face_cache(project))
+    cache = project.build_dir / "cache" / "png"
+    names: dict[str, str] = {}
+    for card in faces.game.cards:
+        names.setdefault(faces.fronts[card.code], f"{card.number:03d}-{card.code}-fronte.png")
+    backs = sorted(
+        {faces.backs[c.code] for c in faces.game.cards},
+        key=lambda d: min(c.number for c in faces.game.cards if faces.backs[c.code] == d),
+    )
+    for index, digest in enumerate(backs, start=1):
+        names.setdefault(digest, f"retro-{index}.png")
+    folder.mkdir(parents=True, exist_ok=True)
+    files, size = [], (0, 0)
+    for digest, name in names.items():
+        image = raster(paths[digest], dpi, faces.page, crop, cache)
+        size = image.size
+        target = folder / name
+        data = (cache / f"{digest}-{dpi}-{crop:g}.png").read_bytes()
+        if not target.exists() or target.read_bytes() != data:
+            atomic_write(target, data)
+        files.append(target)
+    manifest = {
+        "game": faces.game.slug,
+        "dpi": dpi,
+        "bleed_mm": 0 if crop else faces.bleed,
+        "size_px": list(size),
+        "note": note,
+        "cards": [
+            {
+                "number": c.number,
+                "code": c.code,
+                "name": c.name,
+                "copies": c.copies,
+                "front": names[faces.fronts[c.code]],
+                "back": names[faces.backs[c.code]],
+            }
+            for c in faces.game.cards
+        ],
+    }
+    atomic_write(
+        folder / "manifest.json",
+        (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode(),
+    )
+    return ImagesResult(folder, sorted(files), size, note)
+
+
+def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
+    """Tabletop Simulator deck sheets: up to 10 × 7 cards, at most 4096 px a side; the
+    last slot of each sheet holds the image shown for hidden cards (the back)."""
+    faces = load_faces(project, slug, BLEED_MM)
+    run = print_run(faces, None)
+    paths = render_faces(faces, face_cache(project))
+    cols, max_rows = TTS_MAX_GRID
+    card_w = TTS_MAX_PX // cols
+    card_h = math.floor(card_w * faces.trim.height / faces.trim.width)
+    if card_h * max_rows > TTS_MAX_PX:
+        card_h = TTS_MAX_PX // max_rows
+        card_w = math.floor(card_h * faces.trim.width / faces.trim.height)
+    per_sheet = cols * max_rows - 1
+    dpi = math.ceil(card_w / (faces.trim.width / MM_PER_INCH))
+    cache = project.build_dir / "cache" / "png"
+
+    def card_image(digest: str) -> Image.Image:
+        image = raster(paths[digest], dpi, faces.page, faces.bleed, cache)
+        return image.resize((card_w, card_h), Image.Resampling.LANCZOS)
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    files = []
+    hidden = card_image(run[0][2])
+    for index, start in enumerate(range(0, len(run), per_sheet), start=1):
+        group = run[start : start + per_sheet]
+        rows = math.ceil((len(group) + 1) / cols)
+        sheet = Image.new("RGB", (cols * card_w, rows * card_h), "white")
+        for slot, (_, front, _) in enumerate(group):
+            row, col = divmod(slot, cols)
+            sheet.paste(card_image(front), (col * card_w, row * card_h))
+        sheet.paste(hidden, ((cols - 1) * card_w, (rows - 1) * card_h))
+        target = folder / f"tts-{index}.png"
+        atomic_write(target, _png(sheet, dpi))
+        files.append(target)
+    back = folder / "tts-retro.png"
+    atomic_write(back, _png(hidden, dpi))
+    files.append(back)
+    return ImagesResult(
+        folder,
+        files,
+        (card_w, card_h),
+        f"{len(files) - 1} fogli da {cols} colonne; ultima casella: retro",
+    )

@@ -32,14 +32,16 @@ from pipeline.render.images import ImageOptions, build_images  # noqa: E402
 from pipeline.render.paper import PAPERS  # noqa: E402
 from pipeline.render.sheets import SheetLayout  # noqa: E402
 
-GAMES = ["bless", "blitz", "samurai-sword", "mazzo", "bldng"]
+GAMES = ["bless", "samurai-sword", "bldng", "mazzo", "blitz"]  # largest first: the two
+# workers then finish close together
 
 
 def print_set(root: str, slug: str) -> float:
     project = open_project(Path(root))
     started = time.perf_counter()
-    build_deck(project, slug, DeckOptions())
-    build_images(project, slug, ImageOptions(dpi=300))
+    faces = load_faces(project, slug, 3.0)
+    build_deck(project, slug, DeckOptions(), faces=faces)
+    build_images(project, slug, ImageOptions(dpi=300), faces=faces)
     return time.perf_counter() - started
 
 

@@ -556,5 +556,128 @@ def build_cmd(
         )
 
 
+def _engine_game(project: Project, game: str) -> None:
+    from .engine.registry import engine_slugs
+
+    _check_games(project, [game])
+    if game not in engine_slugs():
+        raise typer.BadParameter(
+            f"no rules engine for '{game}' yet (engines: {', '.join(engine_slugs())})",
+            param_hint="GAME",
+        )
+
+
+@app.command("simulate")
+@fails_cleanly
+def simulate_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug (engines: bless).")],
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play.")] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same results.")] = 1,
+    agents: Annotated[
+        str, typer.Option("--agents", help="Two agents, first player's first: random or greedy.")
+    ] = "random,random",
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Worker processes; the results do not depend on it."
+        ),
+    ] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Play many games between two agents: win rates with 95% intervals, scores, lengths,
+    how the Final Turns began, and per card how it was played and how its player fared."""
+    import os
+
+    from .simulate import simulate
+
+    project = _project(ctx)
+    _engine_game(project, game)
+    pair = tuple(a.strip() for a in agents.split(","))
+    if len(pair) != 2 or any(a not in ("random", "greedy") for a in pair):
+        raise typer.BadParameter(
+            "give two of random, greedy, e.g. greedy,random", param_hint="--agents"
+        )
+    if sys.stderr.isatty() and not os.environ.get("CI") and not as_json:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task("partite", total=games)
+            result = simulate(
+                project,
+                game,
+                games,
+                seed,
+                pair,
+                jobs,
+                lambda done, total: bar.update(task, completed=done),
+            )
+    else:
+        result = simulate(project, game, games, seed, pair, jobs)
+    typer.echo(result.to_json() if as_json else result.report("it"))
+
+
+@app.command("replay")
+@fails_cleanly
+def replay_cmd(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="A replay saved as JSON.", dir_okay=False)],
+) -> None:
+    """Play a saved game again from its log and narrate it in Italian."""
+    from .engine.registry import replay_file
+
+    _, lines = replay_file(_project(ctx), file)
+    for line in lines:
+        typer.echo(line)
+
+
+@app.command("record")
+@fails_cleanly
+def record_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug (engines: bless).")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="JSON replay to write.", dir_okay=False)],
+    seed: Annotated[int, typer.Option("--seed", help="Which game.")] = 1,
+    agents: Annotated[
+        str, typer.Option("--agents", help="Two agents: random or greedy.")
+    ] = "random,random",
+) -> None:
+    """Play one game between two agents and save it as a replay (see `cartiera replay`)."""
+    from .output import atomic_write
+    from .simulate import record_game
+
+    project = _project(ctx)
+    _engine_game(project, game)
+    pair = tuple(a.strip() for a in agents.split(","))
+    replay = record_game(project, game, seed, pair)
+    atomic_write(out, replay.to_json().encode("utf-8"))
+    typer.echo(f"wrote {out}")
+
+
+@app.command("example")
+@fails_cleanly
+def example_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug (engines: bless).")],
+    name: Annotated[
+        str | None,
+        typer.Argument(help="The scenario's name (file name without .yaml). Default: all of them."),
+    ] = None,
+) -> None:
+    """Play a worked example, check what must follow, and print its Italian narration."""
+    from .examples import run_example, run_examples
+
+    project = _project(ctx)
+    _engine_game(project, game)
+    results = [run_example(project, game, name)] if name else run_examples(project, game)
+    failed = 0
+    for result in results:
+        typer.echo(result.markdown)
+        for failure in result.failures:
+            typer.echo(f"games/{game}/examples/{result.name}.yaml: error: {failure}", err=True)
+        failed += not result.passed
+    raise typer.Exit(1 if failed else 0)
+
+
 def run() -> None:
     app()

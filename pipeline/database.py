@@ -50,19 +50,22 @@ def build_database(project: Project, games: Sequence[LoadedGame]) -> None:
                 _create_views(conn, games)
         finally:
             engine.dispose()
+        _fill_examples(project.db_url, project, games)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        write_sqlite(tmp, games)
+        write_sqlite(tmp, games, project)
         publish(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def write_sqlite(path: Path, games: Sequence[LoadedGame]) -> None:
+def write_sqlite(path: Path, games: Sequence[LoadedGame], project: Project | None = None) -> None:
+    """A complete SQLite database; with `project`, the worked examples are played (with
+    the cards of this very database) and stored with their narration."""
     path.unlink(missing_ok=True)
     engine = create_engine(f"sqlite:///{path}")
     try:
@@ -74,6 +77,8 @@ def write_sqlite(path: Path, games: Sequence[LoadedGame]) -> None:
             _create_views(conn, games)
     finally:
         engine.dispose()
+    if project is not None:
+        _fill_examples(f"sqlite:///{path}", project, games)
     with contextlib.closing(sqlite3.connect(path)) as conn:
         conn.execute("VACUUM")  # a compact file whose bytes depend only on its content
 
@@ -227,6 +232,51 @@ def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
                 session.add(models.RulingClause(ruling_id=ruling_id, anchor=anchor))
 
 
+def _fill_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -> None:
+    """Play every game's worked examples against the new database; a failed example
+    stops the build like any other error, since its text would tell a falsehood."""
+    from .engine.registry import engine_slugs
+    from .examples import example_names, run_examples
+
+    scratch = Project(root=project.root, db_url=db_url)
+    engine = create_engine(scratch.db_url)
+    try:
+        with Session(engine) as session:
+            ids = {g.slug: g.id for g in session.exec(select(models.Game))}
+            next_id = 1
+            for loaded in games:
+                slug = loaded.slug
+                if slug not in engine_slugs() or not example_names(project, slug):
+                    continue
+                for pos, result in enumerate(run_examples(scratch, slug)):
+                    if not result.passed:
+                        raise SourceError(
+                            Problem(
+                                "error",
+                                f"example '{result.name}' does not hold: {result.failures[0]}",
+                                file=f"games/{slug}/examples/{result.name}.yaml",
+                                game=slug,
+                                hint=f"run `cartiera example {slug} {result.name}`",
+                            )
+                        )
+                    session.add(
+                        models.Example(
+                            id=next_id,
+                            game_id=ids[slug],
+                            code=result.name,
+                            title=result.title,
+                            clauses=canonical_json([result.clause]),
+                            narration_md=result.body,
+                            scenario=canonical_json(result.narration),
+                            position=pos,
+                        )
+                    )
+                    next_id += 1
+            session.commit()
+    finally:
+        engine.dispose()
+
+
 def _fill_rules(session: Session, ids: _Ids, game_id: int, loaded: LoadedGame) -> None:
     """Sections and clauses in reading order, glossary terms and where each is used."""
     section_ids: dict[str, int] = {}
@@ -346,7 +396,7 @@ def is_current(project: Project, games: Sequence[LoadedGame]) -> tuple[bool, str
         return False, f"{project.rel(path)} does not exist"
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "fresh.db"
-        write_sqlite(fresh, games)
+        write_sqlite(fresh, games, project)
         try:
             old = sorted_dump(path)
         except sqlite3.DatabaseError as exc:

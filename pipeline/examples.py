@@ -109,7 +109,8 @@ class ExampleResult:
     clause: str
     failures: list[str] = field(default_factory=list)
     narration: list[str] = field(default_factory=list)
-    markdown: str = ""
+    markdown: str = ""  # the whole example, with its title
+    body: str = ""  # the same without title and rule reference (the site and rulebook add them)
 
     @property
     def passed(self) -> bool:
@@ -248,7 +249,9 @@ def _check(rules: Any, game: Any, e: Expect, mark: int) -> list[str]:
 
 def _markdown(rules: Any, scenario: Scenario, game: Any, result: ExampleResult) -> str:
     """The example as the rulebook and the site print it."""
-    lines = [f"### {scenario.title}", "", f"*Regola: [{scenario.clause}](#{scenario.clause})*", ""]
+    rule = f"*Regola: [{scenario.clause}](#{scenario.clause})*"
+    heading = [f"### {scenario.title}", "", rule, ""]
+    lines: list[str] = []
     if scenario.description:
         lines += [scenario.description.strip(), ""]
     lines += ["**La posizione**", ""]
@@ -257,7 +260,8 @@ def _markdown(rules: Any, scenario: Scenario, game: Any, result: ExampleResult) 
     lines += [f"{i}. {line}" for i, line in enumerate(result.narration, 1)]
     if result.failures:
         lines += ["", "**Verifica non riuscita**", ""] + [f"- {f}" for f in result.failures]
-    return "\n".join(lines) + "\n"
+    result.body = "\n".join(lines) + "\n"
+    return "\n".join(heading + lines) + "\n"
 
 
 def _position_lines(rules: Any, position: Position) -> list[str]:

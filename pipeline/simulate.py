@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .engine.agents import make_agent, play
+from .engine.core import Replay
 from .engine.registry import load_rules
 from .project import Project
 
@@ -223,6 +224,20 @@ def record(game: Any, index: int, seats: tuple[str, str]) -> GameRecord:
         final_how=game.final_how,
         plays=plays,
     )
+
+
+def record_game(
+    project: Project,
+    slug: str,
+    seed: int,
+    agents: Sequence[str] = ("random", "random"),
+    options: dict[str, Any] | None = None,
+) -> Replay:
+    """Play one game between two agents and keep it as a replay (``replay.to_json()``)."""
+    rules = load_rules(project, slug)
+    game = rules.new_game(seed, options or {})
+    play(game, [make_agent(name, game_seed(seed, 0, f"agent{p}")) for p, name in enumerate(agents)])
+    return Replay.of(game, rules, seed, options or {})
 
 
 _worker_rules: Any = None

@@ -77,8 +77,16 @@ def print_run(faces: DeckFaces, deck_code: str | None) -> list[tuple[str, str, s
     ]
 
 
-def build_deck(project: Project, slug: str, options: DeckOptions, out: Path | None = None) -> Path:
-    faces = load_faces(project, slug, options.bleed)
+def build_deck(
+    project: Project,
+    slug: str,
+    options: DeckOptions,
+    out: Path | None = None,
+    faces: DeckFaces | None = None,
+) -> Path:
+    """The deck's PDF (`faces`, when given, saves reading the game again)."""
+    if faces is None or faces.bleed != options.bleed:
+        faces = load_faces(project, slug, options.bleed)
     run = print_run(faces, options.deck)
     paths = render_faces(
         faces, face_cache(project), [d for _, front, back in run for d in (front, back)]

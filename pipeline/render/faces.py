@@ -184,21 +184,30 @@ def _font_config() -> Any:
     return FontConfiguration()
 
 
+@dataclass(frozen=True)
+class FacePage:
+    """Where a rendered face lives: a page of a cached batch PDF."""
+
+    pdf: Path
+    index: int
+    fits: tuple[dict[str, str], ...]  # the data-fit boxes that overflow on this face
+
+
 def render_faces(
     deck: DeckFaces, cache_dir: Path, digests: Iterable[str] | None = None
-) -> dict[str, Path]:
-    """Make sure every face has its one-page PDF in the cache; return their paths.
+) -> dict[str, FacePage]:
+    """Make sure every face is rendered in the cache; return where each one is.
 
     Faces already in the cache are not rendered again. The missing ones are laid out in
-    one WeasyPrint document (one page each), measured for overflow, and split.
+    one WeasyPrint document, one page each, which is kept whole (its pages share fonts and
+    resources) with a small record per face: its batch, its page and its overflows.
     """
-    import pikepdf
     from weasyprint import HTML
 
     wanted = list(dict.fromkeys(digests if digests is not None else deck.faces))
     cache_dir.mkdir(parents=True, exist_ok=True)
-    paths = {d: cache_dir / f"{d}.pdf" for d in wanted}
-    missing = [d for d in wanted if not paths[d].exists() or not _fit_path(paths[d]).exists()]
+    records = {d: cache_dir / f"{d}.json" for d in wanted}
+    missing = [d for d in wanted if not _usable(records[d], cache_dir)]
     if missing:
         document = HTML(string=face_document(deck, missing)).render(font_config=_font_config())
         if len(document.pages) != len(missing):
@@ -206,55 +215,34 @@ def render_faces(
                 f"{deck.game.slug}: a face spans more than one page; its template must fit the card"
             )
         fits = _measure(document)
-        pdf_bytes = document.write_pdf(pdf_identifier=b"cartiera-faces")
-        with pikepdf.open(_bytes_io(pdf_bytes)) as whole:
-            for index, digest in enumerate(missing):
-                single = pikepdf.new()
-                single.pages.append(whole.pages[index])
-                # WeasyPrint shares one resource dictionary among all pages: keep only
-                # what this face draws
-                single.pages[0].remove_unreferenced_resources()
-                single.docinfo = single.make_indirect(pikepdf.Dictionary())
-                atomic_write(paths[digest], _save(single))
-                atomic_write(
-                    _fit_path(paths[digest]),
-                    json.dumps(fits.get(index, []), ensure_ascii=False).encode(),
-                )
-    return paths
+        batch = hashlib.sha256("|".join(missing).encode()).hexdigest()[:24]
+        pdf = cache_dir / f"batch-{batch}.pdf"
+        atomic_write(pdf, document.write_pdf(pdf_identifier=batch.encode()))
+        for index, digest in enumerate(missing):
+            record = {"batch": pdf.name, "page": index, "fits": fits.get(index, [])}
+            atomic_write(records[digest], json.dumps(record, ensure_ascii=False).encode())
+    pages = {}
+    for digest, path in records.items():
+        record = json.loads(path.read_text(encoding="utf-8"))
+        pages[digest] = FacePage(cache_dir / record["batch"], record["page"], tuple(record["fits"]))
+    return pages
+
+
+def _usable(record: Path, cache_dir: Path) -> bool:
+    if not record.exists():
+        return False
+    batch = json.loads(record.read_text(encoding="utf-8")).get("batch", "")
+    return (cache_dir / batch).exists()
 
 
 def overflows(deck: DeckFaces, cache_dir: Path) -> list[Overflow]:
     """Every text box that does not fit, for every card of the deck."""
-    paths = render_faces(deck, cache_dir)
     found = []
-    for digest, path in paths.items():
-        for item in json.loads(_fit_path(path).read_text(encoding="utf-8")):
+    for digest, page in render_faces(deck, cache_dir).items():
+        for item in page.fits:
             for code, side in deck.sides(digest):
                 found.append(Overflow(code, side, item["field"], item["how"]))
     return sorted(found, key=lambda o: (o.card, o.side, o.field))
-
-
-def _fit_path(pdf: Path) -> Path:
-    return pdf.with_suffix(".fit.json")
-
-
-def _bytes_io(data: bytes) -> Any:
-    import io
-
-    return io.BytesIO(data)
-
-
-def _save(pdf: Any) -> bytes:
-    import io
-
-    out = io.BytesIO()
-    pdf.save(
-        out,
-        deterministic_id=True,
-        compress_streams=True,
-        object_stream_mode=__import__("pikepdf").ObjectStreamMode.generate,
-    )
-    return out.getvalue()
 
 
 def _walk(box: Any) -> Iterator[Any]:

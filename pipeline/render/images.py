@@ -12,6 +12,7 @@ import math
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -19,7 +20,7 @@ from ..output import atomic_write
 from ..problems import Problem, SourceError
 from ..project import Project
 from .deck import face_cache, load_faces, print_run
-from .faces import DeckFaces, render_faces
+from .faces import DeckFaces, FacePage, render_faces
 from .paper import BLEED_MM, IMAGE_PRESETS, MM_PER_INCH, TTS_MAX_GRID, TTS_MAX_PX, Size
 
 PRESETS = ("tgc", "mpc", "tts")
@@ -45,42 +46,61 @@ def preset_bleed(trim: Size, width_px: int, dpi: int) -> float:
     return round((width_px / dpi * MM_PER_INCH - trim.width) / 2, 4)
 
 
-def raster(pdf: Path, dpi: int, size: Size, crop_mm: float, cache: Path) -> Image.Image:
-    """One face PDF as pixels at `dpi`, optionally cropped by `crop_mm` on every side."""
-    key = f"{pdf.stem}-{dpi}-{crop_mm:g}.png"
-    cached = cache / key
-    if cached.exists():
-        return Image.open(cached).convert("RGB")
-    import pypdfium2 as pdfium
+class Rasteriser:
+    """Face pages as pixels, each batch PDF opened once, each image cached by content."""
 
-    document = pdfium.PdfDocument(pdf)
-    try:
-        page = document[0]
-        width_px = round(size.width / MM_PER_INCH * dpi)
-        height_px = round(size.height / MM_PER_INCH * dpi)
-        scale = dpi / 72
-        image = page.render(scale=scale, draw_annots=False).to_pil().convert("RGB")
+    def __init__(self, faces: dict[str, FacePage], cache: Path) -> None:
+        self.faces = faces
+        self.cache = cache
+        self._documents: dict[Path, Any] = {}
+
+    def path(self, digest: str, dpi: int, crop_mm: float) -> Path:
+        return self.cache / f"{digest}-{dpi}-{crop_mm:g}.png"
+
+    def ensure(self, digest: str, dpi: int, size: Size, crop_mm: float = 0.0) -> Path:
+        """The cached PNG of the face at `dpi`, cropped by `crop_mm` on every side;
+        rendered only if it is not in the cache yet."""
+        cached = self.path(digest, dpi, crop_mm)
+        if cached.exists():
+            return cached
+        import pypdfium2 as pdfium
+
+        face = self.faces[digest]
+        if face.pdf not in self._documents:
+            self._documents[face.pdf] = pdfium.PdfDocument(face.pdf)
+        page = self._documents[face.pdf][face.index]
+        width_px, height_px = size.pixels(dpi)
+        image = page.render(scale=dpi / 72, draw_annots=False).to_pil().convert("RGB")
         if image.size != (width_px, height_px):  # pdfium rounds up a fractional pixel
             image = image.crop((0, 0, width_px, height_px))
         if crop_mm:
             inner = size.grow(-crop_mm).pixels(dpi)
             left = round(crop_mm / MM_PER_INCH * dpi)
             image = image.crop((left, left, left + inner[0], left + inner[1]))
-    finally:
-        document.close()
-    atomic_write(cached, _png(image, dpi))
-    return image
+        atomic_write(cached, _png(image, dpi))
+        return cached
+
+    def close(self) -> None:
+        for document in self._documents.values():
+            document.close()
+        self._documents.clear()
 
 
 def _png(image: Image.Image, dpi: int) -> bytes:
     out = io.BytesIO()
-    image.save(out, format="PNG", dpi=(dpi, dpi), optimize=False)
+    image.save(out, format="PNG", dpi=(dpi, dpi), compress_level=3)
     return out.getvalue()
 
 
 def build_images(
-    project: Project, slug: str, options: ImageOptions, out: Path | None = None
+    project: Project,
+    slug: str,
+    options: ImageOptions,
+    out: Path | None = None,
+    faces: DeckFaces | None = None,
 ) -> ImagesResult:
+    """PNG images of a game's faces (`faces`, when given, saves reading the game again;
+    its bleed must be the standard one)."""
     if options.preset is not None and options.preset not in PRESETS:
         raise SourceError(
             Problem(
@@ -95,13 +115,14 @@ def build_images(
     dpi, bleed, crop, note = options.dpi, BLEED_MM, 0.0, None
     if options.preset in IMAGE_PRESETS:
         preset = IMAGE_PRESETS[options.preset]
-        faces = load_faces(project, slug, BLEED_MM)
+        faces = faces or load_faces(project, slug, BLEED_MM)
         dpi = preset.dpi
         bleed = preset_bleed(faces.trim, preset.width_px, preset.dpi)
         note = None if preset.confirmed else f"{preset.label}: dimensioni non confermate"
     elif not options.bleed:
         crop = bleed
-    faces = load_faces(project, slug, bleed)
+    if faces is None or faces.bleed != bleed:
+        faces = load_faces(project, slug, bleed)
     return _faces_to_png(project, faces, folder, dpi, crop, note)
 
 
@@ -109,8 +130,9 @@ def _faces_to_png(
     project: Project, faces: DeckFaces, folder: Path, dpi: int, crop: float, note: str | None
 ) -> ImagesResult:
     """One PNG per distinct face, named after the cards, plus a manifest."""
-    paths = render_faces(faces, face_cache(project))
-    cache = project.build_dir / "cache" / "png"
+    rasteriser = Rasteriser(
+        render_faces(faces, face_cache(project)), project.build_dir / "cache" / "png"
+    )
     names: dict[str, str] = {}
     for card in faces.game.cards:
         names.setdefault(faces.fronts[card.code], f"{card.number:03d}-{card.code}-fronte.png")
@@ -123,10 +145,11 @@ def _faces_to_png(
     folder.mkdir(parents=True, exist_ok=True)
     files, size = [], (0, 0)
     for digest, name in names.items():
-        image = raster(paths[digest], dpi, faces.page, crop, cache)
-        size = image.size
+        png = rasteriser.ensure(digest, dpi, faces.page, crop)
+        with Image.open(png) as image:  # reads the header only
+            size = image.size
         target = folder / name
-        data = (cache / f"{digest}-{dpi}-{crop:g}.png").read_bytes()
+        data = png.read_bytes()
         if not target.exists() or target.read_bytes() != data:
             atomic_write(target, data)
         files.append(target)
@@ -148,6 +171,7 @@ def _faces_to_png(
             for c in faces.game.cards
         ],
     }
+    rasteriser.close()
     atomic_write(
         folder / "manifest.json",
         (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode(),
@@ -160,7 +184,9 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
     last slot of each sheet holds the image shown for hidden cards (the back)."""
     faces = load_faces(project, slug, BLEED_MM)
     run = print_run(faces, None)
-    paths = render_faces(faces, face_cache(project))
+    rasteriser = Rasteriser(
+        render_faces(faces, face_cache(project)), project.build_dir / "cache" / "png"
+    )
     cols, max_rows = TTS_MAX_GRID
     card_w = TTS_MAX_PX // cols
     card_h = math.floor(card_w * faces.trim.height / faces.trim.width)
@@ -169,11 +195,10 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
         card_w = math.floor(card_h * faces.trim.width / faces.trim.height)
     per_sheet = cols * max_rows - 1
     dpi = math.ceil(card_w / (faces.trim.width / MM_PER_INCH))
-    cache = project.build_dir / "cache" / "png"
 
     def card_image(digest: str) -> Image.Image:
-        image = raster(paths[digest], dpi, faces.page, faces.bleed, cache)
-        return image.resize((card_w, card_h), Image.Resampling.LANCZOS)
+        image = Image.open(rasteriser.ensure(digest, dpi, faces.page, faces.bleed))
+        return image.convert("RGB").resize((card_w, card_h), Image.Resampling.LANCZOS)
 
     if folder.exists():
         shutil.rmtree(folder)
@@ -191,6 +216,7 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
         target = folder / f"tts-{index}.png"
         atomic_write(target, _png(sheet, dpi))
         files.append(target)
+    rasteriser.close()
     back = folder / "tts-retro.png"
     atomic_write(back, _png(hidden, dpi))
     files.append(back)

@@ -7,7 +7,6 @@ every face's content exactly once. All geometry is in millimetres until the last
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 from collections.abc import Iterator, Sequence
@@ -17,6 +16,7 @@ from typing import Literal
 
 import pikepdf
 
+from .faces import FacePage
 from .paper import PT_PER_MM, Size
 
 Duplex = Literal["long", "short", "none"]
@@ -158,46 +158,34 @@ def _num(value: float) -> str:
 
 
 class Imposer:
-    """Builds one output PDF from cached face PDFs, importing each face once."""
+    """Builds one output PDF from cached faces, importing each face once.
 
-    def __init__(self, title: str, face_paths: dict[str, Path]) -> None:
+    Faces of one rendered batch share their fonts and resources; pikepdf copies a shared
+    object once per source, so the output holds each font once per batch."""
+
+    def __init__(self, title: str, faces: dict[str, FacePage]) -> None:
         self.pdf = pikepdf.new()
         self.title = title
-        self._paths = face_paths
+        self._faces = faces
         self._xobjects: dict[str, pikepdf.Object] = {}
-        self._sources: list[pikepdf.Pdf] = []
+        self._sources: dict[Path, pikepdf.Pdf] = {}
+
+    def _source(self, path: Path) -> pikepdf.Pdf:
+        if path not in self._sources:
+            self._sources[path] = pikepdf.open(path)
+        return self._sources[path]
 
     def xobject(self, digest: str) -> pikepdf.Object:
         if digest not in self._xobjects:
-            source = pikepdf.open(self._paths[digest])
-            self._sources.append(source)
-            self._xobjects[digest] = self.pdf.copy_foreign(source.pages[0].as_form_xobject())
+            face = self._faces[digest]
+            page = self._source(face.pdf).pages[face.index]
+            self._xobjects[digest] = self.pdf.copy_foreign(page.as_form_xobject())
         return self._xobjects[digest]
-
-    def _share_fonts(self) -> None:
-        """Faces rendered in one batch embed the same font subsets, once per face file:
-        point every resource dictionary at one copy of each, so the output holds it once."""
-        canonical: dict[str, pikepdf.Object] = {}
-        keys: dict[tuple[int, int], str] = {}
-        for obj in list(self.pdf.objects):
-            if not isinstance(obj, (pikepdf.Dictionary, pikepdf.Stream)):
-                continue
-            for holder in (obj, obj.get("/Resources")):
-                fonts = holder.get("/Font") if isinstance(holder, pikepdf.Dictionary) else None
-                if not isinstance(fonts, pikepdf.Dictionary):
-                    continue
-                for name in list(fonts.keys()):
-                    font = fonts[name]
-                    if not font.is_indirect:
-                        continue
-                    key = keys.get(font.objgen) or keys.setdefault(font.objgen, _font_key(font))
-                    fonts[name] = canonical.setdefault(key, font)
 
     def append_page(self, path: Path) -> None:
         """Add the first page of another PDF as it is (e.g. the instructions page)."""
-        source = pikepdf.open(path)
-        self._sources.append(source)  # stream data is copied when the output is saved
-        self.pdf.pages.append(source.pages[0])
+        # sources stay open until save: stream data is copied when the output is written
+        self.pdf.pages.append(self._source(path).pages[0])
 
     def add_page(
         self, size: Size, draws: Sequence[tuple[str, Rect, Rect, float]], extra: bytes = b""
@@ -230,7 +218,6 @@ class Imposer:
         return page
 
     def save(self) -> bytes:
-        self._share_fonts()
         self.pdf.docinfo = self.pdf.make_indirect(
             pikepdf.Dictionary(
                 Title=pikepdf.String(self.title),
@@ -246,33 +233,9 @@ class Imposer:
             compress_streams=True,
             object_stream_mode=pikepdf.ObjectStreamMode.generate,
         )
-        for source in self._sources:
+        for source in self._sources.values():
             source.close()
         return out.getvalue()
-
-
-def _font_key(font: pikepdf.Object) -> str:
-    """A digest of everything that makes a font draw what it draws."""
-    digest = hashlib.sha256()
-
-    def feed(obj: pikepdf.Object, depth: int = 0) -> None:
-        if depth > 6:
-            return
-        if isinstance(obj, pikepdf.Stream):
-            digest.update(obj.read_raw_bytes())
-            obj = obj.stream_dict
-        if isinstance(obj, pikepdf.Dictionary):
-            for key in sorted(obj.keys()):
-                digest.update(key.encode())
-                feed(obj[key], depth + 1)
-        elif isinstance(obj, pikepdf.Array):
-            for item in obj:
-                feed(item, depth + 1)
-        else:
-            digest.update(repr(obj).encode())
-
-    feed(font)
-    return digest.hexdigest()
 
 
 def marks_stream(layout: SheetLayout, with_marks: bool, registration: bool) -> bytes:

@@ -1,0 +1,240 @@
+"""Seeded games played to the end by agents, checked after every action (after OpenSpiel's
+random-simulation test): legality, invariants, determinism, replays, cloning, hidden
+information, and the simulation's figures."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from pipeline.database import build_database
+from pipeline.engine import GreedyAgent, IllegalAction, RandomAgent, Replay, ReplayError, play
+from pipeline.engine.core import play_replay
+from pipeline.engine.registry import load_rules, replay_file
+from pipeline.problems import SourceError
+from pipeline.project import open_project
+from pipeline.simulate import record_game, simulate
+from pipeline.validate import validate
+from tests.conftest import ROOT
+
+GAMES = 2000
+GREEDY_GAMES = 10  # of the GAMES, these are greedy against random
+VIEW_EVERY = 16  # actions between two checks of what a player sees
+MAX_ACTIONS = 5000
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("random") / "proj"
+    shutil.copytree(ROOT / "games", root / "games")
+    project = open_project(root)
+    build_database(project, validate(project, layout=False).games)
+    return root
+
+
+@pytest.fixture(scope="module")
+def rules(root: Path):
+    return load_rules(open_project(root), "bless")
+
+
+def options_for(seed: int) -> dict[str, int]:
+    """Mostly the standard game; every tenth game one of the short and long variants."""
+    return {"altar": (3, 7)[seed // 10 % 2]} if seed % 10 == 9 else {}
+
+
+def check_game(rules, seed: int) -> tuple[int, int, int, str]:
+    """Play one game to its end, checking every action; returns a fingerprint of it."""
+    greedy = seed < GREEDY_GAMES
+    game = rules.new_game(seed, options_for(seed))
+    agents = [GreedyAgent(seed) if greedy else RandomAgent(2 * seed), RandomAgent(2 * seed + 1)]
+    game.check_invariants()
+    for step in range(MAX_ACTIONS):
+        if game.is_terminal():
+            break
+        legal = game.legal_actions()
+        assert legal, f"seed {seed}: a decision without options"
+        player = game.current_player()
+        action = agents[player].act(game)
+        assert action in legal
+        game.apply(action)
+        game.check_invariants()
+        if step % VIEW_EVERY == 0:
+            view = game.view(1 - player)
+            hidden = {rules.cards[c].code for c in game.piles[2 * 2 + player]}
+            assert not hidden & set(view["hand"]), "a player sees the other's hand"
+    assert game.is_terminal(), f"seed {seed}: the game did not end"
+    assert game.winner in (0, 1), f"seed {seed}: no winner"
+    earned = [0, 0]
+    for e in game.log:
+        if e.kind == "bless":
+            earned[e.player] += e.args[1]
+        elif e.kind == "score":
+            earned[e.player] += e.args[0]
+    assert earned == game.scores, f"seed {seed}: the scores are not what was blessed"
+    assert game.final_by in (0, 1) and game.final_how in ("altare", "mazzo")
+    return seed, game.winner, game.turn, game.final_how
+
+
+def check_games(root: Path, seeds: list[int]) -> list[tuple[int, int, int, str]]:
+    rules = load_rules(open_project(root), "bless")
+    return [check_game(rules, seed) for seed in seeds]
+
+
+def test_random_games_keep_every_invariant(root: Path):
+    """2,000 seeded games (the first ones greedy against random), on two processes."""
+    seeds = list(range(GAMES))
+    halves = [seeds[0::2], seeds[1::2]]
+    with ProcessPoolExecutor(2) as pool:
+        results = [r for part in pool.map(check_games, [root, root], halves) for r in part]
+    assert len(results) == GAMES
+    triggers = {how for _, _, _, how in results}
+    assert triggers == {"altare", "mazzo"}  # both ways of starting the Final Turns happen
+
+
+def test_same_seed_same_log(rules):
+    def run(seed: int):
+        game = rules.new_game(seed)
+        return play(game, [RandomAgent(seed), RandomAgent(seed + 1)]).log
+
+    assert run(12) == run(12)
+    assert run(12) != run(13)
+
+
+def test_replay_reproduces_the_final_state(rules):
+    game = play(rules.new_game(21, {"altar": 3}), [RandomAgent(1), RandomAgent(2)])
+    text = Replay.of(game, rules, 21, {"altar": 3}).to_json()
+    again = play_replay(rules, Replay.from_json(text))
+    assert again.log == game.log
+    assert (again.zone, again.scores, again.winner, again.turn) == (
+        game.zone,
+        game.scores,
+        game.winner,
+        game.turn,
+    )
+
+
+def test_replay_does_not_use_the_random_generator(rules):
+    game = play(rules.new_game(5), [RandomAgent(3), RandomAgent(4)])
+    replay = Replay.from_json(Replay.of(game, rules, 5, {}).to_json())
+    replay.seed = 999  # a different generator: the recorded chance outcomes decide
+    assert play_replay(rules, replay).log == game.log
+
+
+def test_replay_refuses_other_cards(rules):
+    game = play(rules.new_game(8), [RandomAgent(1), RandomAgent(2)])
+    replay = Replay.from_json(Replay.of(game, rules, 8, {}).to_json())
+    edited = rules.edited("re-luce", {"occhio": 9})
+    with pytest.raises(ReplayError, match="cards changed"):
+        play_replay(edited, replay)
+
+
+def test_replay_narrates_in_italian(rules):
+    game = play(rules.new_game(4), [RandomAgent(1), RandomAgent(2)])
+    lines = rules.narrate(game.log)
+    assert lines[0].startswith("Si mescola il Mazzo")
+    assert lines[-1].startswith("Fine della partita")
+    assert any("Turno 1" in line for line in lines)
+
+
+def test_clone_is_independent(rules):
+    game = rules.new_game(31)
+    rng = random.Random(1)
+    for _ in range(60):
+        game.apply(rng.choice(game.legal_actions()))
+    copy = game.clone()
+    assert copy.legal_actions() == game.legal_actions()
+    moves = []
+    for _ in range(40):
+        if game.is_terminal():
+            break
+        action = rng.choice(game.legal_actions())
+        moves.append(action)
+        game.apply(action)
+    for action in moves:
+        copy.apply(action)
+    assert copy.log == game.log and copy.zone == game.zone  # same moves, same game
+    fresh = game.clone()
+    if not fresh.is_terminal():
+        fresh.apply(fresh.legal_actions()[-1])
+        assert len(fresh.log) > len(game.log)  # the original did not move
+
+
+def test_views_hide_what_they_must(rules):
+    game = rules.new_game(2)
+    for p in (0, 1):
+        view = game.view(p)
+        mine = sorted(rules.cards[c].code for c in game.piles[4 + p])
+        assert sorted(view["hand"]) == mine
+        assert view["sides"][1 - p]["hand"] == 4 and view["mazzo"] == 54
+        assert "options" in (view["decision"] or {}) or game.current_player() != p
+        text = str(view)
+        assert not any(rules.cards[c].code in text for c in game.piles[4 + 1 - p])
+
+
+def test_illegal_actions_are_refused(rules):
+    game = rules.new_game(3)
+    with pytest.raises(IllegalAction):
+        game.apply(("attack", 0, 1))
+    with pytest.raises(IllegalAction):
+        game.apply(("choose", (99,)))
+
+
+def test_simulation_is_the_same_whatever_the_workers(root: Path):
+    project = open_project(root)
+    one = simulate(project, "bless", 60, 11, ("random", "random"), jobs=1)
+    two = simulate(project, "bless", 60, 11, ("random", "random"), jobs=2)
+    assert one.to_json() == two.to_json()
+    assert one.finished == 60 and 0 < one.first_player_wins < 60
+    low, high = one.first_player_ci
+    assert low < one.first_player_rate < high
+    assert sum(one.final_triggers.values()) == 60
+    played = sum(c.as_maledizione + c.as_preghiera for c in one.cards)
+    assert played > 60 * 10 and all(c.win_rate is None or 0 <= c.win_rate <= 1 for c in one.cards)
+    assert "Vittorie del Primo Giocatore" in one.report("it")
+    assert "First player wins" in one.report("en")
+
+
+def test_greedy_is_clearly_stronger_than_random(root: Path):
+    result = simulate(open_project(root), "bless", 30, 4, ("greedy", "random"), jobs=2)
+    assert result.agent_rate("greedy") >= 0.8
+
+
+def test_a_recorded_game_replays_from_its_file(root: Path, tmp_path: Path):
+    project = open_project(root)
+    replay = record_game(project, "bless", 6, ("greedy", "random"), {"altar": 3})
+    path = tmp_path / "partita.json"
+    path.write_text(replay.to_json(), encoding="utf-8")
+    game, narration = replay_file(project, path)
+    assert game.is_terminal() and game.log == replay.events
+    assert narration[-1].startswith("Fine della partita")
+
+
+def test_a_bad_replay_file_is_one_clear_error(root: Path, tmp_path: Path):
+    project = open_project(root)
+    path = tmp_path / "rotto.json"
+    path.write_text('{"format": 1}', encoding="utf-8")
+    with pytest.raises(SourceError, match=r"rotto\.json.*not a Cartiera replay"):
+        replay_file(project, path)
+    replay = record_game(project, "bless", 2)
+    text = replay.to_json().replace(replay.digest, "0" * 64)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError, match="cards changed"):
+        replay_file(project, path)
+
+
+def test_the_engine_package_says_what_it_exports():
+    import pipeline.engine as engine
+
+    assert engine.__all__ == sorted(engine.__all__)
+    assert {name for name in vars(engine) if not name.startswith("_")} - {
+        "agents",
+        "core",
+        "registry",
+        "bless_effects",
+        "bless",
+        "narrate",
+    } == set(engine.__all__)

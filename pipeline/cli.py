@@ -181,7 +181,8 @@ def db_build_cmd(
             why if current else f"error: {why} (fix: run `cartiera db build`)", err=not current
         )
         raise typer.Exit(0 if current else 1)
-    build_database(project, report.games)
+    for warning in build_database(project, report.games):
+        typer.echo(warning, err=True)
     cards = sum(len(g.cards) for g in report.games)
     where = project.rel(project.sqlite_path) if project.sqlite_path else project.db_url
     typer.echo(

@@ -20,7 +20,7 @@ from .project import Project
 from .rules import term_anchor
 
 
-def build_database(project: Project, games: Sequence[LoadedGame]) -> None:
+def build_database(project: Project, games: Sequence[LoadedGame]) -> list[str]:
     """Write every game into the project's database; only valid games reach this point.
 
     A SQLite file is written beside the old one and renamed into place, so a failure at any
@@ -50,17 +50,17 @@ def build_database(project: Project, games: Sequence[LoadedGame]) -> None:
                 _create_views(conn, games)
         finally:
             engine.dispose()
-        _fill_examples(project.db_url, project, games)
-        return
+        return _fill_examples(project.db_url, project, games)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        write_sqlite(tmp, games, project)
+        warnings = write_sqlite(tmp, games, project)
         publish(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+    return warnings
 
 
 def write_sqlite(path: Path, games: Sequence[LoadedGame], project: Project | None = None) -> None:
@@ -77,10 +77,10 @@ def write_sqlite(path: Path, games: Sequence[LoadedGame], project: Project | Non
             _create_views(conn, games)
     finally:
         engine.dispose()
-    if project is not None:
-        _fill_examples(f"sqlite:///{path}", project, games)
+    warnings = _fill_examples(f"sqlite:///{path}", project, games) if project else []
     with contextlib.closing(sqlite3.connect(path)) as conn:
         conn.execute("VACUUM")  # a compact file whose bytes depend only on its content
+    return warnings
 
 
 def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
@@ -232,14 +232,16 @@ def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
                 session.add(models.RulingClause(ruling_id=ruling_id, anchor=anchor))
 
 
-def _fill_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -> None:
-    """Play every game's worked examples against the new database; a failed example
-    stops the build like any other error, since its text would tell a falsehood."""
+def _fill_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -> list[str]:
+    """Play every game's worked examples against the new database and store those that
+    hold. One that no longer holds (a designer changed a card it relies on) is left out
+    and reported, so the rulebook and the site never narrate something false."""
     from .engine.registry import engine_slugs
     from .examples import example_names, run_examples
 
     scratch = Project(root=project.root, db_url=db_url)
     engine = create_engine(scratch.db_url)
+    left_out = []
     try:
         with Session(engine) as session:
             ids = {g.slug: g.id for g in session.exec(select(models.Game))}
@@ -250,15 +252,12 @@ def _fill_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -
                     continue
                 for pos, result in enumerate(run_examples(scratch, slug)):
                     if not result.passed:
-                        raise SourceError(
-                            Problem(
-                                "error",
-                                f"example '{result.name}' does not hold: {result.failures[0]}",
-                                file=f"games/{slug}/examples/{result.name}.yaml",
-                                game=slug,
-                                hint=f"run `cartiera example {slug} {result.name}`",
-                            )
+                        left_out.append(
+                            f"games/{slug}/examples/{result.name}.yaml: warning: the example "
+                            f"no longer holds ({result.failures[0]}) and was left out (fix: "
+                            f"run `cartiera example {slug} {result.name}`)"
                         )
+                        continue
                     session.add(
                         models.Example(
                             id=next_id,
@@ -275,6 +274,7 @@ def _fill_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -
             session.commit()
     finally:
         engine.dispose()
+    return left_out
 
 
 def _fill_rules(session: Session, ids: _Ids, game_id: int, loaded: LoadedGame) -> None:

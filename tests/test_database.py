@@ -152,3 +152,16 @@ def test_other_database_urls_are_rebuilt_in_one_transaction(project: Path, cli,
     assert cli(project, "--db", url, "db", "build").exit_code == 0  # over an existing one
     assert query(target, "select count(*) from bless_cards where forma='Luce'") == [(29,)]
     assert query(target, "select count(*) from game") == [(5,)]
+
+
+def test_examples_that_no_longer_hold_are_left_out(project: Path, cli) -> None:
+    assert cli(project, "db", "build").exit_code == 0
+    before = {r[0] for r in query(project / "cards.db", "select code from example")}
+    assert "10-legame-senza-ospite" in before
+    edit(project / "games/bless/cards.yaml", "{forma: Luce, occhio: 3, karma: 2, preghiera: Eco}",
+         "{forma: Luce, occhio: 4, karma: 2, preghiera: Eco}")
+    run = cli(project, "db", "build")
+    assert run.exit_code == 0
+    assert "10-legame-senza-ospite.yaml: warning: the example no longer holds" in run.stderr
+    after = {r[0] for r in query(project / "cards.db", "select code from example")}
+    assert after == before - {"10-legame-senza-ospite"}

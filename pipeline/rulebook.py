@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from markupsafe import Markup
 
-from .catalog import AttributeInfo, CardInfo, DeckInfo, GameInfo, read_game
+from .catalog import AttributeInfo, CardInfo, DeckInfo, GameInfo, TermInfo, read_game
 from .database import open_engine
 from .markup import TermLinker, md_to_html
 from .output import FIXED_DATE, atomic_write, html_to_pdf
@@ -49,10 +50,7 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
     if paper == "a4":
         css += "\n@page { size: A4; }\n"
     linker = TermLinker.build(game.terms, lambda t: f"#{t.anchor}")
-    numbers = {s.anchor: s.number for s in game.sections}
-
-    def refs(anchors: list[str]) -> list[Ref]:
-        return [Ref(a, numbers[a]) for a in anchors if a in numbers]
+    refs = clause_refs(game)
 
     sections = [
         {
@@ -66,8 +64,7 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
     ]
     terms = []
     for term in game.terms:
-        anchors = [term.clause] if term.clause else []
-        anchors += [a for a in term.used_in if a not in anchors][:6]
+        anchors = term_anchors(term, 6)
         terms.append(
             {
                 "term": term.term,
@@ -153,6 +150,18 @@ def deck_view(game: GameInfo, deck: DeckInfo) -> dict[str, Any]:
         "expected_kinds": deck.expected_kinds,
         "rows": rows,
     }
+
+
+def clause_refs(game: GameInfo) -> Callable[[list[str]], list[Ref]]:
+    """Turns clause anchors into (anchor, number) references, dropping unknown ones."""
+    numbers = {s.anchor: s.number for s in game.sections}
+    return lambda anchors: [Ref(a, numbers[a]) for a in anchors if a in numbers]
+
+
+def term_anchors(term: TermInfo, limit: int) -> list[str]:
+    """Where to read about a term: its defining clause first, then where it is used."""
+    anchors = [term.clause] if term.clause else []
+    return anchors + [a for a in term.used_in if a not in anchors][:limit]
 
 
 def _examples_by_clause(game: GameInfo, linker: TermLinker) -> dict[str, list[dict[str, Any]]]:

@@ -32,7 +32,14 @@ from .problems import Problem, SourceError
 from .project import Project
 from .render.images import ImageOptions, build_images
 from .render.paper import CARD_SIZES
-from .rulebook import SOURCE_LABELS, STATUS_LABELS, Ref, deck_view, format_value
+from .rulebook import (
+    SOURCE_LABELS,
+    STATUS_LABELS,
+    clause_refs,
+    deck_view,
+    format_value,
+    term_anchors,
+)
 from .settings import _LenientLoader
 from .templating import environment
 
@@ -110,10 +117,7 @@ def _write(path: Path, text: str) -> None:
 
 def _game_pages(project: Project, env: Any, game: GameInfo, with_images: bool) -> None:
     folder = site_dir(project) / "giochi" / game.slug
-    numbers = {s.anchor: s.number for s in game.sections}
-
-    def refs(anchors: list[str]) -> list[Ref]:
-        return [Ref(a, numbers[a]) for a in anchors if a in numbers]
+    refs = clause_refs(game)
 
     names = {card.code: card for card in game.cards}
     rulings = [
@@ -144,8 +148,7 @@ def _game_pages(project: Project, env: Any, game: GameInfo, with_images: bool) -
     ]
     terms = []
     for term in game.terms:
-        anchors = [term.clause] if term.clause else []
-        anchors += [a for a in term.used_in if a not in anchors][:8]
+        anchors = term_anchors(term, 8)
         terms.append(
             {
                 "term": term.term,
@@ -155,7 +158,7 @@ def _game_pages(project: Project, env: Any, game: GameInfo, with_images: bool) -
                 "refs": refs(anchors),
             }
         )
-    examples = _examples(project, game)
+    examples = _examples(game)
     examples_by_clause: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for example in examples:
         for ref in example["refs"][:1]:
@@ -263,17 +266,17 @@ def _size(count: int) -> str:
     return f"{max(1, round(count / 1000))} kB"
 
 
-def _examples(project: Project, game: GameInfo) -> list[dict[str, Any]]:
-    """Worked examples from the database, narrated; none until the engine provides them."""
-    numbers = {s.anchor: s.number for s in game.sections}
+def _examples(game: GameInfo) -> list[dict[str, Any]]:
+    """Worked examples from the database, narrated (games with a rules engine)."""
+    refs = clause_refs(game)
     return [
         {
             "code": e.code,
             "title": e.title,
             "narration": Markup(escape_html(e.narration_md)),
-            "refs": [Ref(a, numbers[a]) for a in e.clauses if a in numbers],
+            "refs": refs(e.clauses),
         }
-        for e in getattr(game, "examples", [])
+        for e in game.examples
     ]
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import time
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
@@ -246,7 +245,3 @@ def build(
             record(step)
     report.seconds = time.perf_counter() - started
     return report
-
-
-def default_jobs() -> int:
-    return max(1, min(4, os.cpu_count() or 1))

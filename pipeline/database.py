@@ -424,8 +424,3 @@ def open_engine(project: Project) -> Iterator[Engine]:
         yield engine
     finally:
         engine.dispose()
-
-
-def game_ids(engine: Engine) -> dict[str, int]:
-    with Session(engine) as session:
-        return {g.slug: g.id for g in session.exec(select(models.Game))}

@@ -228,10 +228,6 @@ def from_cell(attr: Attribute, cell: str) -> Any:
     return cell
 
 
-def sql_type(attr: Attribute) -> str:
-    return "INTEGER" if attr.type in ("int", "bool") else "TEXT"
-
-
 # -- JSON Schema ----------------------------------------------------------------------
 
 

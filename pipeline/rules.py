@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,10 +120,6 @@ def term_pattern(term: TermSource) -> re.Pattern[str]:
     """Whole-word, case-sensitive match of any of the term's forms (longest first)."""
     words = sorted(term.words, key=len, reverse=True)
     return re.compile(r"(?<![\w])(" + "|".join(re.escape(w) for w in words) + r")(?![\w])")
-
-
-def terms_used(text: str, terms: Iterable[TermSource]) -> list[str]:
-    return [t.term for t in terms if term_pattern(t).search(text)]
 
 
 def seed_paragraphs(path: Path) -> list[tuple[int, str]]:

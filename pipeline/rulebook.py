@@ -16,6 +16,8 @@ from .database import open_engine
 from .markup import TermLinker, md_to_html
 from .output import FIXED_DATE, atomic_write, html_to_pdf
 from .project import Project
+from .render.paper import BLEED_MM, CARD_SIZES, PAPERS
+from .render.sheets import SheetLayout
 from .templating import environment
 
 Paper = Literal["a5", "a4"]
@@ -28,13 +30,6 @@ SOURCE_LABELS = {
     "seed": "regolamento",
     "publisher": "editore",
     "interpretation": "interpretazione",
-}
-CARD_SIZES_MM = {  # trim sizes, width x height
-    "poker": (63.5, 88.9),
-    "bridge": (57.15, 88.9),
-    "tarot": (70, 120),
-    "mini": (44, 67),
-    "euro": (59, 92),
 }
 
 
@@ -74,25 +69,14 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
                 "refs": refs(anchors),
             }
         )
-    names = {card.code: card.name for card in game.cards}
-    rulings = [
-        {
-            "code": r.code,
-            "question": r.question,
-            "answer": r.answer,
-            "source": r.source,
-            "clause_refs": refs(r.clauses),
-            "card_names": [names[c] for c in r.cards],
-        }
-        for r in game.rulings
-    ]
-    main = game.decks[0]
-    width, height = CARD_SIZES_MM[game.card_size]
+    trim = CARD_SIZES[game.card_size]
+    per_sheet = SheetLayout.fit(PAPERS["a4"], trim, BLEED_MM).per_sheet
+    total = game.decks[0].total
     print_info = {
-        "per_sheet": 9,
-        "total": main.total,
-        "sheets": math.ceil(main.total / 9),
-        "card_size": f"{_mm(width)} × {_mm(height)} mm",
+        "per_sheet": per_sheet,
+        "total": total,
+        "sheets": math.ceil(total / per_sheet),
+        "card_size": f"{_mm(trim.width)} × {_mm(trim.height)} mm",
     }
     back_matter = [
         {"anchor": "glossario", "title": "Glossario"},
@@ -108,7 +92,7 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
             game=game,
             sections=sections,
             terms=terms,
-            rulings=rulings,
+            rulings=ruling_views(game),
             decks=[deck_view(game, deck) for deck in game.decks],
             paper=paper,
             css=Markup(css),
@@ -150,6 +134,23 @@ def deck_view(game: GameInfo, deck: DeckInfo) -> dict[str, Any]:
         "expected_kinds": deck.expected_kinds,
         "rows": rows,
     }
+
+
+def ruling_views(game: GameInfo) -> list[dict[str, Any]]:
+    """Rulings with their clauses as numbered references and their cards as cards."""
+    refs = clause_refs(game)
+    cards = {card.code: card for card in game.cards}
+    return [
+        {
+            "code": r.code,
+            "question": r.question,
+            "answer": r.answer,
+            "source": r.source,
+            "clause_refs": refs(r.clauses),
+            "cards": [cards[c] for c in r.cards],
+        }
+        for r in game.rulings
+    ]
 
 
 def clause_refs(game: GameInfo) -> Callable[[list[str]], list[Ref]]:

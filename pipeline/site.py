@@ -38,6 +38,7 @@ from .rulebook import (
     clause_refs,
     deck_view,
     format_value,
+    ruling_views,
     term_anchors,
 )
 from .settings import _LenientLoader
@@ -119,18 +120,7 @@ def _game_pages(project: Project, env: Any, game: GameInfo, with_images: bool) -
     folder = site_dir(project) / "giochi" / game.slug
     refs = clause_refs(game)
 
-    names = {card.code: card for card in game.cards}
-    rulings = [
-        {
-            "code": r.code,
-            "question": r.question,
-            "answer": r.answer,
-            "source": r.source,
-            "clause_refs": refs(r.clauses),
-            "cards": [names[c] for c in r.cards],
-        }
-        for r in game.rulings
-    ]
+    rulings = ruling_views(game)
     by_clause: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for ruling in rulings:
         for ref in ruling["clause_refs"]:

@@ -121,51 +121,168 @@ class Chance:
         self.log.append(Event("chance", -1, (what, tuple(pile))))
 
 
-class Game(Protocol):
-    """What every game offers to agents, simulations, examples and replays."""
+CHANCE_PLAYER = -2  # reserved: a state whose next step is chance (resolved inside ``apply``)
+TERMINAL = -1
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """What a game is, before any state: what agents, simulations and the CLI may rely on."""
 
     slug: str
+    min_players: int
+    max_players: int
+    team_modes: tuple[str, ...] = ("none",)  # e.g. "none", "pairs", "teams", "roles"
+    hidden_information: bool = True
+    chance: bool = True
+    option_names: tuple[str, ...] = ()  # the names `new_game(options=...)` accepts
+
+
+@dataclass(frozen=True)
+class CardRecord:
+    """One distinct card as an engine needs it: plain values read from cards.db by the stage
+    that builds the engine (the core never reads the database)."""
+
+    number: int
+    code: str
+    name: str
+    kind: str
+    copies: int
+    deck: str
+    status: str
+    attributes: Mapping[str, Any]
+    texts: Mapping[str, str]
+    data: Any
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended, for any number of players.
+
+    ``winners`` are the players who won (a whole team when a team wins); empty for a draw.
+    ``ranking`` optionally orders every player in groups, best first (ties share a group).
+    ``scores`` are the game's own points per player, when it has them. ``how`` is the game's
+    word for the way it ended (e.g. "altare", "collezioni", "mazzo-vuoto").
+    """
+
+    winners: tuple[int, ...]
+    how: str
+    ranking: tuple[tuple[int, ...], ...] = ()
+    scores: tuple[float, ...] = ()
+    teams: tuple[int, ...] = ()  # team index of each player, when sides matter
+
+    @property
+    def draw(self) -> bool:
+        return not self.winners
+
+    def returns(self, players: int) -> list[float]:
+        """+1 for each winner and -1 for each other player; 0 for all in a draw. With a
+        ranking, returns run evenly from +1 (first group) to -1 (last group)."""
+        if self.ranking and len(self.ranking) > 1:
+            last = len(self.ranking) - 1
+            values = [0.0] * players
+            for place, group in enumerate(self.ranking):
+                for p in group:
+                    values[p] = 1.0 - 2.0 * place / last
+            return values
+        if not self.winners:
+            return [0.0] * players
+        return [1.0 if p in self.winners else -1.0 for p in range(players)]
+
+
+class State(Protocol):
+    """One game in progress: what every engine offers agents, simulations, examples, replays.
+
+    Players are numbered 0..num_players-1 inside the engine (1.. in scenario files and in
+    narration). Chance is resolved inside ``apply`` through the game's :class:`Chance` and
+    logged, so ``current_player`` is always a player or TERMINAL.
+    """
+
+    slug: str
+    num_players: int
     log: list[Event]
 
     def current_player(self) -> int:
-        """The player who takes the next decision; -1 when the game is over."""
+        """The player who takes the next decision; TERMINAL (-1) when the game is over."""
         ...
 
-    def legal_actions(self) -> list[Action]: ...
+    def legal_actions(self) -> list[Action]:
+        """Never empty until the game is over; a stable order (replays store indices)."""
+        ...
 
     def decision_kind(self) -> str:
         """What the current decision is about: "main" for a turn's own choice of action,
-        else a follow-up ("target", "offer", ...) of the move under way."""
+        else a follow-up ("target", "respond", ...) of the move under way."""
         ...
 
     def apply(self, action: Action) -> None:
-        """Take one decision; the game then runs until the next real decision or the end."""
+        """Take one decision; the game then runs until the next real decision or the end.
+        Raises IllegalAction for an action that is not legal now."""
         ...
 
     def is_terminal(self) -> bool: ...
 
+    def outcome(self) -> Outcome | None:
+        """How the game ended; None while it goes on."""
+        ...
+
     def returns(self) -> list[float]:
-        """+1 for the winner, -1 for the loser, 0 each when unfinished."""
+        """Per player: ``outcome().returns(num_players)``, zeros while unfinished."""
         ...
 
-    def view(self, player: int) -> dict[str, Any]:
-        """What `player` may see: no opponent's hand, no order of hidden piles."""
+    def turn_number(self) -> int:
+        """Turns begun so far (the length figure of simulations)."""
         ...
 
-    def clone(self) -> Game: ...
+    def observation(self, player: int) -> dict[str, Any]:
+        """What `player` may see, as plain JSON values: no other player's hand or secret role,
+        no order of a hidden pile. Must not change when only hidden things change."""
+        ...
+
+    def determinize(self, player: int, seed: int) -> State:
+        """A copy in which everything hidden from `player` (other hands, secret roles, pile
+        orders, future chance) is drawn again at random, consistently with what `player` saw.
+        Agents look ahead on such copies; the conformance test checks ``observation(player)``
+        is unchanged by it."""
+        ...
+
+    def zones(self) -> dict[str, list[int]]:
+        """Every card instance of the game, by zone name: the conformance test checks that the
+        multiset of all cards never changes. Instances are indices into the rules' cards."""
+        ...
+
+    def clone(self) -> State:
+        """An independent copy (cheap: ints and small lists, no deepcopy)."""
+        ...
+
+
+# The old name, kept while the Bless engine moves to the State interface.
+Game = State
 
 
 class Rules(Protocol):
-    """A game's rules and cards, read once from the database; makes games."""
+    """A game's rules and cards, built once from plain card records; makes states."""
 
-    slug: str
+    info: GameInfo
     digest: str  # identifies the card data: a replay is only valid with the same cards
 
-    def new_game(
-        self, seed: int, options: Mapping[str, Any] | None = None, chance: Chance | None = None
-    ) -> Game: ...
+    @property
+    def slug(self) -> str: ...
 
-    def narrate(self, events: Sequence[Event]) -> list[str]: ...
+    def new_game(
+        self,
+        seed: int,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        chance: Chance | None = None,
+    ) -> State:
+        """A new game dealt with `seed`; `players` defaults to ``info.min_players``. Raises
+        ValueError with one clear sentence for a player count or option it does not take."""
+        ...
+
+    def narrate(self, events: Sequence[Event], players: int) -> list[str]:
+        """The events as Italian sentences, for replays and worked examples."""
+        ...
 
 
 @dataclass

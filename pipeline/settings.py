@@ -31,3 +31,14 @@ def site_url(project: Project) -> str:
         if isinstance(data, dict) and data.get("site_url"):
             return str(data["site_url"])
     return DEFAULT_SITE_URL
+
+
+def placeholder_site_url_warning(project: Project) -> str | None:
+    """A one-line warning while the site URL is still the placeholder: QR codes, canonical
+    links and the sitemap would all point at a site that is not ours."""
+    if site_url(project).rstrip("/") != DEFAULT_SITE_URL.rstrip("/"):
+        return None
+    return (
+        f"warning: site_url is the placeholder {DEFAULT_SITE_URL}: QR codes, canonical links "
+        f"and the sitemap point there (set site_url in mkdocs.yml or {SITE_URL_ENV})"
+    )

@@ -1,0 +1,542 @@
+"""Card search: a query (pipeline.query) compiled to one parametrised SQL query over the views.
+
+Each game in scope contributes one SELECT over its `<slug>_cards` view; the query's words are
+resolved against that game's declared vocabulary (a word a game does not know makes that
+game's condition false, a word no game knows is an error). User text only ever reaches the
+database as bound parameters. The same rules, implemented in site/assets/query.js over the
+index that `browser_index` writes, drive the site's query box; tests/data/search_vectors.yaml
+holds the cases both must agree on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    Engine,
+    Integer,
+    String,
+    and_,
+    cast,
+    column,
+    false,
+    func,
+    literal,
+    not_,
+    null,
+    or_,
+    select,
+    table,
+    true,
+    union_all,
+)
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.functions import GenericFunction
+from sqlmodel import Session
+from sqlmodel import select as model_select
+
+from . import models
+from .query import (
+    ACCENTS,
+    BOOLEAN,
+    DROPPED,
+    GENERIC,
+    SPACES,
+    STATUS,
+    Any_,
+    Attribute,
+    Node,
+    Not,
+    Query,
+    QueryError,
+    SortKey,
+    Term,
+    Vocabulary,
+    closest,
+    field_names,
+    fold,
+    name_key,
+    parse,
+    words_of,
+)
+
+COLUMNS = ("game", "number", "code", "name", "kind", "copies", "deck", "status")
+ORDERING_OPS = (">=", "<=", ">", "<")
+
+
+def vocabularies(db: Engine) -> list[Vocabulary]:
+    """Every game's query vocabulary, read from the declarations stored in the database."""
+    with Session(db) as session:
+        games = session.exec(model_select(models.Game).order_by(models.Game.position)).all()
+        out = []
+        for game in games:
+            attrs = session.exec(
+                model_select(models.AttributeDef)
+                .where(models.AttributeDef.game_id == game.id)
+                .order_by(models.AttributeDef.position)  # type: ignore[arg-type]
+            ).all()
+            texts = session.exec(
+                model_select(models.TextDef)
+                .where(models.TextDef.game_id == game.id)
+                .order_by(models.TextDef.position)  # type: ignore[arg-type]
+            ).all()
+            kinds = session.exec(
+                model_select(models.CardKind)
+                .where(models.CardKind.game_id == game.id)
+                .order_by(models.CardKind.position)  # type: ignore[arg-type]
+            ).all()
+            decks = session.exec(
+                model_select(models.Deck)
+                .where(models.Deck.game_id == game.id)
+                .order_by(models.Deck.position)  # type: ignore[arg-type]
+            ).all()
+            attributes = {
+                a.key: Attribute(
+                    a.key, a.label, a.type, tuple(json.loads(a.enum_values or "[]")), a.multiple
+                )
+                for a in attrs
+            }
+            out.append(
+                Vocabulary(
+                    game.slug,
+                    game.name,
+                    attributes,
+                    {k.key: k.label for k in kinds},
+                    {d.code: d.name for d in decks},
+                    tuple(t.key for t in texts),
+                )
+            )
+        return out
+
+
+def view_name(slug: str) -> str:
+    return f"{slug.replace('-', '_')}_cards"
+
+
+# --- resolving a term for one game --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A term resolved for one game: what to compare, how, with which value."""
+
+    target: str  # "name", "text", "game", or a view column
+    how: str  # contains, words, equal, member, compare, constant
+    value: Any = None
+    op: str = "="
+
+
+class _Unknown(Exception):
+    """A term that this game's vocabulary cannot resolve; the error if no game can."""
+
+    def __init__(self, message: str, column: int):
+        super().__init__(message)
+        self.message = message
+        self.column = column
+
+
+def resolve(term: Term, vocab: Vocabulary) -> Condition:
+    """The term as a condition on this game's cards; _Unknown when the game has no such word."""
+    if not term.field:
+        return Condition("name", "contains", fold(term.value))
+    attribute = vocab.attribute(term.field)
+    generic = GENERIC.get(name_key(term.field))
+    if attribute is not None:
+        try:
+            return _attribute_condition(term, attribute)
+        except _Unknown:
+            if generic is None:
+                raise
+    if generic is None:
+        raise _Unknown(f"unknown attribute '{term.field}'", term.column)
+    return _generic_condition(term, generic, vocab)
+
+
+def _equality_only(term: Term, what: str) -> None:
+    if term.op in ORDERING_OPS:
+        raise QueryError(f"'{term.op}' compares numbers; {what} takes ':' or '!='", term.column, "")
+
+
+def _whole_number(term: Term) -> int:
+    try:
+        return int(term.value)
+    except ValueError:
+        raise QueryError(
+            f"expected a whole number after '{term.field}{term.op}'", term.value_column, ""
+        ) from None
+
+
+def _number_condition(term: Term, target: str) -> Condition:
+    op = "=" if term.op == ":" else term.op
+    return Condition(target, "compare", _whole_number(term), op)
+
+
+def _attribute_condition(term: Term, attribute: Attribute) -> Condition:
+    target = attribute.key
+    if attribute.type == "int":
+        return _number_condition(term, target)
+    _equality_only(term, attribute.label)
+    if attribute.type == "bool":
+        value = BOOLEAN.get(fold(term.value))
+        if value is None:
+            raise _Unknown(f"{attribute.label} is sì or no, not '{term.value}'", term.value_column)
+        return Condition(target, "equal", int(value))
+    if attribute.type == "enum":
+        value = attribute.value(term.value)
+        if value is None:
+            hint = closest(term.value, attribute.values)
+            tip = f" (did you mean '{hint}'?)" if hint else ""
+            raise _Unknown(f"unknown {attribute.label} '{term.value}'{tip}", term.value_column)
+        return Condition(target, "member" if attribute.multiple else "equal", value)
+    return Condition(target, "contains", fold(term.value))
+
+
+def _generic_condition(term: Term, generic: str, vocab: Vocabulary) -> Condition:
+    if generic in ("copies", "number"):
+        return _number_condition(term, generic)
+    _equality_only(term, term.field)
+    if generic == "name":
+        return Condition("name", "contains", fold(term.value))
+    if generic == "text":
+        return Condition("text", "words", term.value)
+    if generic == "game":
+        return Condition("game", "constant", vocab.matches_game(term.value))
+    if generic == "status":
+        status = STATUS.get(fold(term.value))
+        if status is None:
+            raise QueryError(
+                f"unknown status '{term.value}' (use ufficiale, ricostruito or incompleto)",
+                term.value_column,
+                "",
+            )
+        return Condition("status", "equal", status)
+    if generic == "kind":
+        kind = vocab.kind(term.value)
+        if kind is None:
+            raise _Unknown(f"unknown card kind '{term.value}'", term.value_column)
+        return Condition("kind", "equal", kind)
+    deck = vocab.deck(term.value)
+    if deck is None:
+        raise _Unknown(f"unknown deck '{term.value}'", term.value_column)
+    return Condition("deck", "equal", deck)
+
+
+# --- compiling ----------------------------------------------------------------------------
+
+
+class _Fold(GenericFunction[str]):
+    """A text folded as pipeline.query.fold folds it."""
+
+    name = "cartiera_fold"
+    type = String()
+    inherit_cache = True
+
+
+class _Words(GenericFunction[str]):
+    """A text as pipeline.query.words_of gives it, with a space on each side."""
+
+    name = "cartiera_words"
+    type = String()
+    inherit_cache = True
+
+
+_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_FOLD_FROM = _UPPER + "".join(ACCENTS)
+_FOLD_TO = _UPPER.lower() + "".join(ACCENTS.values())
+
+
+@compiles(_Fold, "postgresql")
+def _fold_pg(element: _Fold, compiler: Any, **kw: Any) -> str:
+    # translate() maps character by character: exactly the fold table and ASCII lower case
+    arg = compiler.process(element.clauses, **kw)
+    return f"translate({arg}, {_quote(_FOLD_FROM)}, {_quote(_FOLD_TO)})"
+
+
+@compiles(_Words, "postgresql")
+def _words_pg(element: _Words, compiler: Any, **kw: Any) -> str:
+    arg = compiler.process(element.clauses, **kw)
+    folded = f"translate(coalesce({arg}, ''), {_quote(_FOLD_FROM)}, {_quote(_FOLD_TO)})"
+    # characters beyond the length of the target string are dropped by translate()
+    spaced = f"translate({folded}, {_quote(SPACES + DROPPED)}, {_quote(' ' * len(SPACES))})"
+    return f"(' ' || btrim(regexp_replace({spaced}, ' +', ' ', 'g')) || ' ')"
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _sqlite_words(text: str | None) -> str:
+    return f" {words_of(text or '')} "
+
+
+def _register_sqlite_functions(conn: Any) -> None:
+    """SQLite has no translate(): the same folding, as functions of this connection."""
+    raw = conn.connection.driver_connection
+    raw.create_function("cartiera_fold", 1, lambda t: None if t is None else fold(t),
+                        deterministic=True)  # fmt: skip
+    raw.create_function("cartiera_words", 1, _sqlite_words, deterministic=True)
+
+
+def _fold_sql(expr: Any, collation: str | None = None) -> Any:
+    folded = _Fold(expr)
+    return folded.collate(collation) if collation else folded
+
+
+def _words_sql(expr: Any) -> Any:
+    return _Words(expr)
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _truthy(expr: Any) -> ColumnElement[bool]:
+    """Comparisons with NULL (a card without that attribute) are false, never unknown."""
+    return func.coalesce(expr, false()) == true()  # type: ignore[no-any-return]
+
+
+class _Compiler:
+    def __init__(self, vocab: Vocabulary, view: Any, collation: str | None):
+        self.vocab = vocab
+        self.view = view
+        self.collation = collation  # for sorting text: byte order on every database
+
+    def node(self, node: Node) -> ColumnElement[bool]:
+        if isinstance(node, Term):
+            return self.term(node)
+        if isinstance(node, Not):
+            return not_(self.node(node.node))
+        parts = [self.node(n) for n in node.nodes]
+        return or_(*parts) if isinstance(node, Any_) else and_(*parts)
+
+    def term(self, term: Term) -> ColumnElement[bool]:
+        try:
+            cond = resolve(term, self.vocab)
+        except _Unknown:
+            return false()
+        negate = term.op == "!="
+        expr = self.condition(cond)
+        return not_(expr) if negate else expr
+
+    def condition(self, cond: Condition) -> ColumnElement[bool]:
+        c = self.view.c
+        if cond.how == "constant":
+            return true() if cond.value else false()
+        if cond.how == "contains":
+            pattern = f"%{_like_escape(cond.value)}%"
+            return _truthy(_fold_sql(c[cond.target]).like(pattern, escape="\\"))
+        if cond.how == "words":
+            return self.words(cond.value)
+        if cond.how == "member":
+            joined = literal(", ") + c[cond.target] + literal(", ")
+            pattern = f"%, {_like_escape(cond.value)}, %"
+            return _truthy(joined.like(pattern, escape="\\"))
+        column_ = c[cond.target]
+        ops = {
+            "=": column_.__eq__,
+            ">=": column_.__ge__,
+            "<=": column_.__le__,
+            ">": column_.__gt__,
+            "<": column_.__lt__,
+        }
+        return _truthy(ops[cond.op](cond.value))
+
+    def words(self, raw: str) -> ColumnElement[bool]:
+        prefix = raw.endswith("*")
+        wanted = words_of(raw.rstrip("*"))
+        if not wanted or not self.vocab.texts:
+            return false()
+        pattern = f"% {_like_escape(wanted)}{'%' if prefix else ' %'}"
+        return or_(
+            *(
+                _truthy(_words_sql(self.view.c[f"text_{key}"]).like(pattern, escape="\\"))
+                for key in self.vocab.texts
+            )
+        )
+
+    def sort_values(self, key: SortKey) -> tuple[Any, Any]:
+        """(number, text) to sort by for this game; NULL where the game has no such field."""
+        c = self.view.c
+        generic = GENERIC.get(name_key(key.field))
+        attribute = self.vocab.attribute(key.field)
+        none_int, none_text = cast(null(), Integer), cast(null(), String)
+        if attribute is not None:
+            col = c[attribute.key]
+            if attribute.type in ("int", "bool"):
+                return cast(col, Integer), none_text
+            return none_int, _fold_sql(col, self.collation)
+        if generic in ("copies", "number"):
+            return cast(c[generic], Integer), none_text
+        if generic in ("name", "kind", "deck", "status"):
+            return none_int, _fold_sql(c[generic], self.collation)
+        if generic == "game":
+            return none_int, literal(self.vocab.slug)
+        return none_int, none_text
+
+
+def _check_terms(node: Node | None, games: Sequence[Vocabulary], text: str) -> None:
+    """A word that no game in scope understands is an error, with the nearest name."""
+    if node is None:
+        return
+    if isinstance(node, Not):
+        _check_terms(node.node, games, text)
+        return
+    if isinstance(node, Term):
+        first: _Unknown | None = None
+        for vocab in games:
+            try:
+                resolve(node, vocab)
+                return
+            except _Unknown as exc:
+                first = first or exc
+            except QueryError as exc:
+                raise QueryError(exc.message, exc.column, text) from None
+        assert first is not None
+        message = first.message
+        if message.startswith("unknown attribute"):
+            hint = closest(node.field, field_names(games))
+            message += f" (did you mean '{hint}'?)" if hint else ""
+        raise QueryError(message, first.column, text)
+    for child in node.nodes:
+        _check_terms(child, games, text)
+
+
+def _check_sort(sort: Sequence[SortKey], games: Sequence[Vocabulary], text: str) -> None:
+    sortable = {"copies", "number", "name", "kind", "deck", "status", "game"}
+    for key in sort:
+        if GENERIC.get(name_key(key.field)) in sortable:
+            continue
+        if any(v.attribute(key.field) for v in games):
+            continue
+        hint = closest(key.field, field_names(games))
+        tip = f" (did you mean '{hint}'?)" if hint else ""
+        raise QueryError(f"cannot sort by unknown field '{key.field}'{tip}", key.column, text)
+
+
+def compile_query(
+    query: Query,
+    games: Sequence[Vocabulary],
+    extra: Sequence[str] = (),
+    collation: str | None = None,
+) -> Any:
+    """One SELECT … UNION ALL … statement; `extra` adds view columns (one game only);
+    `collation` names the database's byte-order collation where it is not the default."""
+    if not games:
+        raise QueryError("no game to search", 1, query.text)
+    _check_terms(query.where, games, query.text)
+    _check_sort(query.sort, games, query.text)
+    selects = []
+    for position, vocab in enumerate(games):
+        names = [*COLUMNS[1:], *vocab.attributes, *(f"text_{t}" for t in vocab.texts)]
+        view = table(view_name(vocab.slug), *(column(n) for n in names))
+        compiler = _Compiler(vocab, view, collation)
+        cols: list[Any] = [literal(vocab.slug).label("game")]
+        cols += [view.c[n] for n in (*COLUMNS[1:], *extra)]
+        cols.append(literal(position).label("game_position"))
+        for i, key in enumerate(query.sort):
+            number, text = compiler.sort_values(key)
+            cols += [number.label(f"sort_{i}_n"), text.label(f"sort_{i}_t")]
+        stmt = select(*cols).select_from(view)
+        if query.where is not None:
+            stmt = stmt.where(compiler.node(query.where))
+        selects.append(stmt)
+    union = union_all(*selects).subquery("found") if len(selects) > 1 else selects[0].subquery()
+    order: list[Any] = []
+    for i, key in enumerate(query.sort):
+        n, t = union.c[f"sort_{i}_n"], union.c[f"sort_{i}_t"]
+        # NULLs sort last everywhere (SQLite and PostgreSQL disagree on where they go)
+        order += [and_(n.is_(None), t.is_(None)), n.is_(None)]
+        order += [n.desc(), t.desc()] if key.descending else [n, t]
+    order += [union.c.game_position, union.c.number, union.c.deck]
+    return select(*(union.c[n] for n in (*COLUMNS, *extra))).order_by(*order)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: Query
+    columns: tuple[str, ...]
+    rows: list[dict[str, Any]]
+
+
+class Searcher:
+    """Searches one database; reads its games' vocabularies once."""
+
+    def __init__(self, db: Engine):
+        self.db = db
+        self.games = vocabularies(db)
+
+    def search(self, text: str, game: str | None = None, limit: int | None = None) -> SearchResult:
+        """The cards that `text` finds in the game `game`, or in every game."""
+        query = parse(text)
+        games = self.games
+        if game is not None:
+            games = [v for v in games if v.slug == game]
+            if not games:
+                raise QueryError(f"the database holds no game '{game}'", 1, text)
+        extra = tuple(games[0].attributes) if len(games) == 1 else ()
+        collation = "C" if self.db.dialect.name == "postgresql" else None
+        stmt = compile_query(query, games, extra, collation)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        with self.db.connect() as conn:
+            if self.db.dialect.name == "sqlite":
+                _register_sqlite_functions(conn)
+            rows = [dict(r._mapping) for r in conn.execute(stmt)]
+        return SearchResult(query, (*COLUMNS, *extra), rows)
+
+
+def search(
+    db: Engine, text: str, game: str | None = None, limit: int | None = None
+) -> SearchResult:
+    """The cards that `text` finds, in the game `game` or in every game of the database."""
+    return Searcher(db).search(text, game, limit)
+
+
+def browser_index(db: Engine) -> dict[str, Any]:
+    """What site/assets/query.js needs to run the same queries in the browser: the folding
+    tables, each game's vocabulary, and every card's searchable values."""
+    games = vocabularies(db)
+    out = []
+    with db.connect() as conn:
+        for vocab in games:
+            names = [*COLUMNS[1:], *vocab.attributes, *(f"text_{t}" for t in vocab.texts)]
+            view = table(view_name(vocab.slug), *(column(n) for n in names))
+            rows = conn.execute(select(view).order_by(view.c.number, view.c.deck)).mappings()
+            cards = []
+            for row in rows:
+                cards.append(
+                    {
+                        **{k: row[k] for k in COLUMNS[1:]},
+                        "attributes": {k: row[k] for k in vocab.attributes},
+                        "texts": [row[f"text_{t}"] or "" for t in vocab.texts],
+                    }
+                )
+            out.append({**vocab.to_json(), "cards": cards})
+    return {
+        "format": 1,
+        "fold": {"accents": ACCENTS, "spaces": SPACES, "dropped": DROPPED},
+        "generic": GENERIC,
+        "status": STATUS,
+        "boolean": {k: bool(v) for k, v in BOOLEAN.items()},
+        "games": out,
+    }
+
+
+def render(result: SearchResult, fmt: str) -> str:
+    """The found cards as json, csv or ids (one `game/code` per line); `table` is drawn by
+    the CLI with rich, from `result` itself."""
+    if fmt == "json":
+        return json.dumps(result.rows, ensure_ascii=False, indent=2) + "\n"
+    if fmt == "ids":
+        return "".join(f"{r['game']}/{r['code']}\n" for r in result.rows)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(result.columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(result.rows)
+    return out.getvalue()

@@ -443,13 +443,14 @@ def _check_glossary(
 def _check_seedmap(
     project: Project, loaded: LoadedGame, doc: YamlDoc, seedmap: SeedMapSource, anchors: set[str]
 ) -> None:
-    seed = project.seeds_dir / seedmap.seed
-    if not seed.exists():
+    folder = project.seeds_dir
+    seed = folder / seedmap.seed if folder is not None else None
+    if seed is None or not seed.exists():
+        where = f"in {folder}" if folder is not None else "(CARTIERA_SEEDS is not set)"
         loaded.problems.append(
             doc.problem(
                 ("seed",),
-                f"seed document {seedmap.seed} not found in {project.seeds_dir}; "
-                "coverage not checked",
+                f"seed document {seedmap.seed} not found {where}; coverage not checked",
                 severity="warning",
                 game=loaded.slug,
                 hint="set CARTIERA_SEEDS to the seeds folder",

@@ -10,7 +10,19 @@ from .problems import Problem, SourceError
 
 DB_ENV = "CARTIERA_DB"
 DB_FILE = "cards.db"
-SEEDS_ENV = "CARTIERA_SEEDS"
+SEEDS_ENV = "CARTIERA_SEEDS"  # the folder of the seed documents; not set: no seeds
+REFERENCE_ENV = "CARTIERA_REFERENCE"  # the folder of the reference tables; not set: none
+CACHE_ENV = "CARTIERA_CACHE"  # content-addressed render caches; default: build/cache
+
+
+def env_dir(name: str) -> Path | None:
+    """The folder an environment setting names, absolute; None when it is not set.
+
+    Seeds and reference tables are not ours, so the project never looks for them on its
+    own (no guessing of a ../shared beside it): only the setting says where they are.
+    """
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser().resolve() if value else None
 
 
 @dataclass(frozen=True)
@@ -35,9 +47,19 @@ class Project:
         return self.root / "build"
 
     @property
-    def seeds_dir(self) -> Path:
-        """The user's seed documents (not part of the project: their text is not ours)."""
-        return Path(os.environ.get(SEEDS_ENV) or self.root.parent / "shared" / "seeds")
+    def cache_dir(self) -> Path:
+        """Where rendered faces and their images are kept, keyed by content hash.
+
+        $CARTIERA_CACHE lets several projects (clones, test copies) share one cache: an
+        entry is named by the digest of everything that shapes it, so sharing cannot
+        change a result, only skip work.
+        """
+        return env_dir(CACHE_ENV) or self.build_dir / "cache"
+
+    @property
+    def seeds_dir(self) -> Path | None:
+        """The user's seed documents ($CARTIERA_SEEDS), or None when it is not set."""
+        return env_dir(SEEDS_ENV)
 
     def game_slugs(self) -> list[str]:
         """Every folder under games/ that has a game.yaml, in name order."""

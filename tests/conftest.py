@@ -1,9 +1,16 @@
-"""Shared fixtures: a throwaway copy of the real project, and the CLI run in-process."""
+"""Shared fixtures: throwaway copies of the real project, the CLI run in-process, and the
+settings for documents that are not ours (seeds, reference tables).
+
+Speed: every temporary project renders into one session-wide face cache
+($CARTIERA_CACHE); its entries are named by content hash, so sharing it cannot change a
+result. `built` and `shared_project` copy one database built once per session.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,16 +18,86 @@ import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
+from pipeline.project import CACHE_ENV, DB_FILE, REFERENCE_ENV, SEEDS_ENV, env_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
-SEEDS = ROOT.parent / "shared" / "seeds"
+# Where the seed documents are ($CARTIERA_SEEDS), None when not set: use the `seeds` fixture.
+SEEDS = env_dir(SEEDS_ENV)
+REFERENCE = env_dir(REFERENCE_ENV)
+SETTINGS = {
+    SEEDS_ENV: (SEEDS, "the folder of the seed documents"),
+    REFERENCE_ENV: (REFERENCE, "the folder of the reference tables"),
+}
 
 
-@pytest.fixture(autouse=True)
-def _seeds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Project copies live in temporary folders: point them at the real seed documents."""
-    monkeypatch.setenv("CARTIERA_SEEDS", str(SEEDS))
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--require-seeds",
+        action="store_true",
+        help=f"fail, instead of skipping, a test that needs {SEEDS_ENV} or {REFERENCE_ENV} "
+        "when it is not set (what CI does)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Tests change directory and copy projects around: keep the settings absolute.
+    for name, (folder, _) in SETTINGS.items():
+        if folder is not None:
+            os.environ[name] = str(folder)
+
+
+def _needs(name: str) -> Path:
+    folder, what = SETTINGS[name]
+    if folder is None or not folder.is_dir():
+        why = "is not set" if folder is None else f"names {folder}, which is not a folder"
+        pytest.skip(f"{name} {why}: set it to {what} to run this test")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def seeds() -> Path:
+    """The seed documents' folder; the test skips (fails with --require-seeds) without it."""
+    return _needs(SEEDS_ENV)
+
+
+@pytest.fixture(scope="session")
+def reference() -> Path:
+    """The reference tables' folder; the test skips (fails with --require-seeds) without it."""
+    return _needs(REFERENCE_ENV)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """With --require-seeds, a skip that names a seeds/reference setting is a failure."""
+    report: pytest.TestReport = yield
+    if report.skipped and item.config.getoption("--require-seeds"):
+        reason = str(report.longrepr[-1] if isinstance(report.longrepr, tuple) else "")
+        if any(name in reason for name in SETTINGS):
+            report.outcome = "failed"
+            report.longrepr = f"--require-seeds: {reason}"
+    return report
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_face_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One content-addressed render cache for every project copy of the session."""
+    folder = tmp_path_factory.mktemp("cache")
+    old = os.environ.get(CACHE_ENV)
+    os.environ[CACHE_ENV] = str(folder)
+    yield folder
+    if old is None:
+        del os.environ[CACHE_ENV]
+    else:
+        os.environ[CACHE_ENV] = old
+
+
+@pytest.fixture
+def own_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For tests that empty build/cache to render from nothing: use the project's own."""
+    monkeypatch.delenv(CACHE_ENV)
 
 
 @dataclass
@@ -49,7 +126,7 @@ def cli() -> Callable[..., Run]:
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A copy of the real games/, schemas/ and templates/ in a temporary folder, without a
-    database. Seeds are found through CARTIERA_SEEDS (set below), as in the real project."""
+    database. Seeds are found through CARTIERA_SEEDS, as in the real project."""
     dest = tmp_path / "proj"
     copy_sources(dest)
     return dest
@@ -69,11 +146,21 @@ def copy_sources(dest: Path) -> None:
     shutil.copy(ROOT / "mkdocs.yml", dest / "mkdocs.yml")
 
 
-@pytest.fixture
-def built(project: Path) -> Path:
-    """The project copy with its cards.db built."""
-    run = invoke(project, "db", "build")
+@pytest.fixture(scope="session")
+def _built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project built once per session; fixtures copy it, tests never touch it."""
+    dest = tmp_path_factory.mktemp("built") / "proj"
+    copy_sources(dest)
+    run = invoke(dest, "db", "build")
     assert run.exit_code == 0, run.output
+    return dest
+
+
+@pytest.fixture
+def built(project: Path, _built_once: Path) -> Path:
+    """The project copy with its cards.db built (a copy of the session's build of the
+    same sources, which is what `cartiera db build` writes there)."""
+    shutil.copy(_built_once / DB_FILE, project / DB_FILE)
     return project
 
 
@@ -85,10 +172,8 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
 
 
 @pytest.fixture(scope="session")
-def shared_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def shared_project(tmp_path_factory: pytest.TempPathFactory, _built_once: Path) -> Path:
     """One built copy of the project for tests that only read it (faster than `built`)."""
     dest = tmp_path_factory.mktemp("shared") / "proj"
-    copy_sources(dest)
-    run = invoke(dest, "db", "build")
-    assert run.exit_code == 0, run.output
+    shutil.copytree(_built_once, dest)
     return dest

@@ -19,7 +19,6 @@ from pipeline.sources import CardsSource, GameSource
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME_DIR = ROOT / "games" / "bless"
-TSV = Path(__file__).resolve().parents[2] / "shared/reference/bless-luceombra.tsv"
 SCHEMA_LINES = {
     "game.yaml": "# yaml-language-server: $schema=../../schemas/game.schema.json",
     "cards.yaml": "# yaml-language-server: $schema=../../schemas/bless/cards.schema.json",
@@ -90,12 +89,12 @@ def test_composition(cards: CardsSource) -> None:
     }
 
 
-def test_attributes_match_the_reference(cards: CardsSource) -> None:
-    if not TSV.exists():
-        pytest.skip(f"reference table not found: {TSV}")
+def test_attributes_match_the_reference(cards: CardsSource, reference: Path) -> None:
+    table = reference / "bless-luceombra.tsv"
+    assert table.exists(), f"the reference table {table.name} must be in {reference}"
     lines = [
         line
-        for line in TSV.read_text(encoding="utf-8").splitlines()
+        for line in table.read_text(encoding="utf-8").splitlines()
         if line.strip() and not line.startswith("#")
     ]
     facts = {

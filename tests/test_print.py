@@ -268,7 +268,7 @@ def test_print_shop_pages(prova: Path, tmp_path: Path) -> None:
     assert texts == ["B1", "F1", "B2", "F2"]  # DriveThruCards: back, front, back, front
 
 
-def test_same_database_same_bytes(prova: Path, tmp_path: Path) -> None:
+def test_same_database_same_bytes(prova: Path, own_cache: None, tmp_path: Path) -> None:
     first, second = tmp_path / "a.pdf", tmp_path / "b.pdf"
     invoke(prova, "deck", "prova", "--out", str(first))
     shutil.rmtree(prova / "build/cache")  # render the faces again, from nothing
@@ -289,7 +289,9 @@ def test_image_presets(prova: Path, tmp_path: Path, preset: str, size: tuple[int
         assert "non confermat" in run.stdout
 
 
-def test_images_at_a_chosen_dpi_with_and_without_bleed(prova: Path, tmp_path: Path) -> None:
+def test_images_at_a_chosen_dpi_with_and_without_bleed(
+    prova: Path, own_cache: None, tmp_path: Path
+) -> None:
     invoke(prova, "images", "prova", "--dpi", "150", "--out", str(tmp_path / "a"))
     invoke(prova, "images", "prova", "--no-bleed", "--out", str(tmp_path / "b"))
     with_bleed = Image.open(tmp_path / "a/001-carta-1-fronte.png")

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import GAMES, SEEDS, edit
+from conftest import GAMES, edit
 
 from pipeline.rules import check_coverage, parse_rules, seed_paragraphs
 from pipeline.sources import SeedMapSource
@@ -19,11 +19,12 @@ def _seedmap(slug: str, root: Path) -> SeedMapSource:
 
 
 @pytest.mark.parametrize("slug", GAMES)
-def test_every_seed_paragraph_is_mapped_to_clauses_in_the_database(shared_project: Path,
-                                                                    slug: str) -> None:
+def test_every_seed_paragraph_is_mapped_to_clauses_in_the_database(
+    shared_project: Path, seeds: Path, slug: str
+) -> None:
     seedmap = _seedmap(slug, shared_project)
-    seed = SEEDS / seedmap.seed
-    assert seed.exists(), f"the seed documents must be at {SEEDS}"
+    seed = seeds / seedmap.seed
+    assert seed.exists(), f"the seed document {seedmap.seed} must be in {seeds}"
     paragraphs = seed_paragraphs(seed)
     with sqlite3.connect(shared_project / "cards.db") as conn:
         anchors = {row[0] for row in conn.execute(
@@ -38,9 +39,9 @@ def test_every_seed_paragraph_is_mapped_to_clauses_in_the_database(shared_projec
     assert mapped <= anchors
 
 
-def test_coverage_check_finds_an_unmapped_paragraph(shared_project: Path) -> None:
+def test_coverage_check_finds_an_unmapped_paragraph(shared_project: Path, seeds: Path) -> None:
     seedmap = _seedmap("mazzo", shared_project)
-    paragraphs = seed_paragraphs(SEEDS / seedmap.seed)
+    paragraphs = seed_paragraphs(seeds / seedmap.seed)
     anchors = {c.anchor for c in parse_rules(
         (shared_project / "games/mazzo/rules.md").read_text(encoding="utf-8"))[0]}
     dropped = seedmap.model_copy(update={"paragraphs": seedmap.paragraphs[1:]})
@@ -87,7 +88,7 @@ def test_broken_glossary_link_and_ruling_clause(project: Path, cli) -> None:
     assert "names unknown clause 'sparita'" in run.stdout
 
 
-def test_seedmap_entry_that_matches_nothing(project: Path, cli) -> None:
+def test_seedmap_entry_that_matches_nothing(project: Path, seeds: Path, cli) -> None:
     seedmap = project / "games/mazzo/seedmap.yaml"
     text = seedmap.read_text(encoding="utf-8")
     starts = next(line for line in text.splitlines() if line.strip().startswith("- starts:"))

@@ -47,7 +47,7 @@ class DeckOptions:
 
 
 def face_cache(project: Project) -> Path:
-    return project.build_dir / "cache" / "faces"
+    return project.cache_dir / "faces"
 
 
 def load_faces(project: Project, slug: str, bleed: float) -> DeckFaces:
@@ -92,7 +92,7 @@ def build_deck(
         faces, face_cache(project), [d for _, front, back in run for d in (front, back)]
     )
     title = f"{faces.game.name} — mazzo da stampare"
-    imposer = Imposer(title, paths)
+    imposer = Imposer(title, paths, face_cache(project).parent / "fonts")
     if options.layout == "sheets":
         _sheets(project, imposer, faces, run, options)
     else:

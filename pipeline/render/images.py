@@ -131,7 +131,7 @@ def _faces_to_png(
 ) -> ImagesResult:
     """One PNG per distinct face, named after the cards, plus a manifest."""
     rasteriser = Rasteriser(
-        render_faces(faces, face_cache(project)), project.build_dir / "cache" / "png"
+        render_faces(faces, face_cache(project)), project.cache_dir / "png"
     )
     names: dict[str, str] = {}
     for card in faces.game.cards:
@@ -185,7 +185,7 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
     faces = load_faces(project, slug, BLEED_MM)
     run = print_run(faces, None)
     rasteriser = Rasteriser(
-        render_faces(faces, face_cache(project)), project.build_dir / "cache" / "png"
+        render_faces(faces, face_cache(project)), project.cache_dir / "png"
     )
     cols, max_rows = TTS_MAX_GRID
     card_w = TTS_MAX_PX // cols

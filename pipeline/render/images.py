@@ -130,9 +130,7 @@ def _faces_to_png(
     project: Project, faces: DeckFaces, folder: Path, dpi: int, crop: float, note: str | None
 ) -> ImagesResult:
     """One PNG per distinct face, named after the cards, plus a manifest."""
-    rasteriser = Rasteriser(
-        render_faces(faces, face_cache(project)), project.cache_dir / "png"
-    )
+    rasteriser = Rasteriser(render_faces(faces, face_cache(project)), project.cache_dir / "png")
     names: dict[str, str] = {}
     for card in faces.game.cards:
         names.setdefault(faces.fronts[card.code], f"{card.number:03d}-{card.code}-fronte.png")
@@ -184,9 +182,7 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
     last slot of each sheet holds the image shown for hidden cards (the back)."""
     faces = load_faces(project, slug, BLEED_MM)
     run = print_run(faces, None)
-    rasteriser = Rasteriser(
-        render_faces(faces, face_cache(project)), project.cache_dir / "png"
-    )
+    rasteriser = Rasteriser(render_faces(faces, face_cache(project)), project.cache_dir / "png")
     cols, max_rows = TTS_MAX_GRID
     card_w = TTS_MAX_PX // cols
     card_h = math.floor(card_w * faces.trim.height / faces.trim.width)

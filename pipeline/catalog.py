@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from . import models
 from .problems import Problem, SourceError
@@ -152,7 +152,7 @@ class GameInfo:
 
 def game_slugs(engine: Engine) -> list[str]:
     with Session(engine) as session:
-        games = session.exec(select(models.Game).order_by(models.Game.position)).all()
+        games = session.exec(select(models.Game).order_by(col(models.Game.position))).all()
         return [g.slug for g in games]
 
 
@@ -173,7 +173,7 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             for a in session.exec(
                 select(models.AttributeDef)
                 .where(models.AttributeDef.game_id == gid)
-                .order_by(models.AttributeDef.position)
+                .order_by(col(models.AttributeDef.position))
             )
         ]
         by_key = {a.key: a for a in attrs}
@@ -182,7 +182,7 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             for t in session.exec(
                 select(models.TextDef)
                 .where(models.TextDef.game_id == gid)
-                .order_by(models.TextDef.position)
+                .order_by(col(models.TextDef.position))
             )
         }
         kinds = {
@@ -190,7 +190,7 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             for k in session.exec(
                 select(models.CardKind)
                 .where(models.CardKind.game_id == gid)
-                .order_by(models.CardKind.position)
+                .order_by(col(models.CardKind.position))
             )
         }
         decks = {
@@ -198,7 +198,9 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
                 d.code, d.name, d.status, d.expected_total, json.loads(d.expected_kinds), d.note
             )
             for d in session.exec(
-                select(models.Deck).where(models.Deck.game_id == gid).order_by(models.Deck.position)
+                select(models.Deck)
+                .where(models.Deck.game_id == gid)
+                .order_by(col(models.Deck.position))
             )
         }
         attr_rows: dict[int, dict[str, Any]] = {}
@@ -213,18 +215,19 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
                 value = value.split(", ")
             attr_rows.setdefault(row.card_id, {})[row.key] = value
         text_rows: dict[int, dict[str, str]] = {}
-        for row in session.exec(
+        for text_row in session.exec(
             select(models.CardText).join(models.Card).where(models.Card.game_id == gid)
         ):
-            text_rows.setdefault(row.card_id, {})[row.key] = row.text
+            text_rows.setdefault(text_row.card_id, {})[text_row.key] = text_row.text
         codes: dict[int, str] = {}
         query = (
             select(models.Card, models.DeckCard)
             .join(models.DeckCard)
             .where(models.Card.game_id == gid)
-            .order_by(models.Card.number)
+            .order_by(col(models.Card.number))
         )
         for card, link in session.exec(query):
+            assert card.id is not None  # a row read back from the database has its key
             codes[card.id] = card.code
             decks[link.deck_id].cards.append(
                 CardInfo(
@@ -255,7 +258,7 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             for s in session.exec(
                 select(models.RuleSection)
                 .where(models.RuleSection.game_id == gid)
-                .order_by(models.RuleSection.position)
+                .order_by(col(models.RuleSection.position))
             )
         }
         terms = {
@@ -263,12 +266,12 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             for t in session.exec(
                 select(models.GlossaryTerm)
                 .where(models.GlossaryTerm.game_id == gid)
-                .order_by(models.GlossaryTerm.position)
+                .order_by(col(models.GlossaryTerm.position))
             )
         }
         for use in session.exec(
-            select(models.GlossaryUse).where(models.GlossaryUse.term_id.in_(list(terms)))
-        ):  # type: ignore[attr-defined]
+            select(models.GlossaryUse).where(col(models.GlossaryUse.term_id).in_(list(terms)))
+        ):
             terms[use.term_id].used_in.append(sections[use.section_id].anchor)
             sections[use.section_id].terms.append(terms[use.term_id].term)
         order = {s.anchor: i for i, s in enumerate(sections.values())}
@@ -278,7 +281,7 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
         for r in session.exec(
             select(models.Ruling)
             .where(models.Ruling.game_id == gid)
-            .order_by(models.Ruling.position)
+            .order_by(col(models.Ruling.position))
         ):
             clauses = [
                 c.anchor
@@ -307,7 +310,7 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             for c in session.exec(
                 select(models.Component)
                 .where(models.Component.game_id == gid)
-                .order_by(models.Component.position)
+                .order_by(col(models.Component.position))
             )
         ]
         examples = [
@@ -315,7 +318,7 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             for e in session.exec(
                 select(models.Example)
                 .where(models.Example.game_id == gid)
-                .order_by(models.Example.position)
+                .order_by(col(models.Example.position))
             )
         ]
         return GameInfo(

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from . import gamespec
 from .games import game_module
 from .load import load_game
@@ -17,7 +19,7 @@ from .project import Project
 from .sources import GameSource, GlossarySource, RulingsSource, SeedMapSource
 
 # Source files whose schema does not depend on the game (cards.yaml's does).
-SOURCE_MODELS = {
+SOURCE_MODELS: dict[str, type[BaseModel]] = {
     "game": GameSource,
     "rulings": RulingsSource,
     "glossary": GlossarySource,

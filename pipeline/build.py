@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from .database import build_database, is_current, sorted_dump
 from .output import atomic_write
@@ -103,7 +104,7 @@ def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
 
 def run_step(root: str, db_url: str, step: Step) -> float:
     """Do one step (in a worker process); return its duration in seconds."""
-    from .render.deck import DeckOptions, build_deck
+    from .render.deck import DeckOptions, Layout, build_deck
     from .render.images import ImageOptions, build_images
     from .rulebook import build_rulebook
     from .site import build_site
@@ -116,7 +117,7 @@ def run_step(root: str, db_url: str, step: Step) -> float:
         build_deck(
             project,
             step.game or "",
-            DeckOptions(paper=options["paper"], layout=options["layout"]),
+            DeckOptions(paper=options["paper"], layout=cast(Layout, options["layout"])),
             outputs[0],
         )
     elif step.kind == "images":

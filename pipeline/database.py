@@ -206,8 +206,8 @@ def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
                     models.CardAttribute(
                         card_id=card_id,
                         key=key,
-                        value_int=cell if is_int else None,
-                        value_text=None if is_int else cell,
+                        value_int=cell if isinstance(cell, int) and is_int else None,
+                        value_text=cell if isinstance(cell, str) and not is_int else None,
                     )
                 )
             for key, value in sorted(card.text.items()):

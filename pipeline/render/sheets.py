@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 import pikepdf
 
@@ -272,6 +272,9 @@ def _target(x: float, y: float, r: float) -> str:
     return f"{circle(r)} S {circle(r / 2)} S {circle(r / 6)} f"
 
 
-def chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+T = TypeVar("T")
+
+
+def chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]

@@ -143,8 +143,9 @@ def test_everything_is_in_the_database(built: Path) -> None:
     assert effects and effects.startswith("{")
 
 
-def test_other_database_urls_are_rebuilt_in_one_transaction(project: Path, cli,
-                                                            tmp_path: Path) -> None:
+def test_other_database_urls_are_rebuilt_in_one_transaction(
+    project: Path, cli, tmp_path: Path
+) -> None:
     # a URL that is not a plain sqlite:/// file takes the path used for e.g. PostgreSQL
     target = tmp_path / "shared.db"
     url = f"sqlite+pysqlite:///{target}"
@@ -158,8 +159,11 @@ def test_examples_that_no_longer_hold_are_left_out(project: Path, cli) -> None:
     assert cli(project, "db", "build").exit_code == 0
     before = {r[0] for r in query(project / "cards.db", "select code from example")}
     assert "10-legame-senza-ospite" in before
-    edit(project / "games/bless/cards.yaml", "{forma: Luce, occhio: 3, karma: 2, preghiera: Eco}",
-         "{forma: Luce, occhio: 4, karma: 2, preghiera: Eco}")
+    edit(
+        project / "games/bless/cards.yaml",
+        "{forma: Luce, occhio: 3, karma: 2, preghiera: Eco}",
+        "{forma: Luce, occhio: 4, karma: 2, preghiera: Eco}",
+    )
     run = cli(project, "db", "build")
     assert run.exit_code == 0
     assert "10-legame-senza-ospite.yaml: warning: the example no longer holds" in run.stderr

@@ -147,8 +147,9 @@ def test_crop_marks_are_where_the_cuts_are(decks) -> None:
     found = _dark_runs([image.getpixel((col_x, y)) for y in range(image.height)])
     # the duplex registration target sits in this margin at mid-height: a ring, not a mark
     target = PAPERS["a4"].height / 2
-    marks = [y for y in found if block.y - 1 <= y / px <= block.bottom + 1
-             and abs(y / px - target) > 3]
+    marks = [
+        y for y in found if block.y - 1 <= y / px <= block.bottom + 1 and abs(y / px - target) > 3
+    ]
     assert len(marks) == len(ys)
     for expected, got in zip(ys, marks, strict=True):
         assert abs(got / px - expected) <= 0.2, (expected, got / px)

@@ -34,16 +34,22 @@ def _contents(db: Path, slug: str) -> tuple[list[tuple[str, str, int]], list[str
     with sqlite3.connect(db) as conn:
         sections = conn.execute(
             "select s.number, s.title, s.level from rulesection s join game g "
-            "on g.id = s.game_id where g.slug = ? order by s.position", (slug,)).fetchall()
-        terms = [row[0] for row in conn.execute(
-            "select t.term from glossaryterm t join game g on g.id = t.game_id "
-            "where g.slug = ?", (slug,))]
+            "on g.id = s.game_id where g.slug = ? order by s.position",
+            (slug,),
+        ).fetchall()
+        terms = [
+            row[0]
+            for row in conn.execute(
+                "select t.term from glossaryterm t join game g on g.id = t.game_id "
+                "where g.slug = ?",
+                (slug,),
+            )
+        ]
     return sections, terms
 
 
 @pytest.mark.parametrize("slug", GAMES)
-def test_every_section_and_term_is_in_the_pdf(rulebooks, shared_project: Path,
-                                              slug: str) -> None:
+def test_every_section_and_term_is_in_the_pdf(rulebooks, shared_project: Path, slug: str) -> None:
     reader = PdfReader(rulebooks[slug])
     text = _flat(" ".join(page.extract_text() for page in reader.pages))
     sections, terms = _contents(shared_project / "cards.db", slug)
@@ -53,29 +59,40 @@ def test_every_section_and_term_is_in_the_pdf(rulebooks, shared_project: Path,
         assert _flat(heading) in text, heading
     for term in terms:
         assert term in text, term
-    for back in ("Glossario", "Chiarimenti", "Componenti e composizione",
-                 "Elenco delle carte", "Stampare il mazzo a casa"):
+    for back in (
+        "Glossario",
+        "Chiarimenti",
+        "Componenti e composizione",
+        "Elenco delle carte",
+        "Stampare il mazzo a casa",
+    ):
         assert back in text
 
 
 @pytest.mark.parametrize("slug", GAMES)
-def test_contents_page_numbers_are_the_headings_pages(rulebooks, shared_project: Path,
-                                                      slug: str) -> None:
+def test_contents_page_numbers_are_the_headings_pages(
+    rulebooks, shared_project: Path, slug: str
+) -> None:
     reader = PdfReader(rulebooks[slug])
     pages = [_flat(page.extract_text()) for page in reader.pages]
     toc = pages[1]
     assert toc.startswith("INDICE Indice") or "Indice" in toc[:40]
     sections, _ = _contents(shared_project / "cards.db", slug)
     titles = [f"{n}. {t}" for n, t, level in sections if level == 2]
-    titles += ["Glossario", "Chiarimenti", "Componenti e composizione", "Elenco delle carte",
-               "Stampare il mazzo a casa"]
+    titles += [
+        "Glossario",
+        "Chiarimenti",
+        "Componenti e composizione",
+        "Elenco delle carte",
+        "Stampare il mazzo a casa",
+    ]
     for title in titles:
         match = re.search(re.escape(_flat(title)) + r"[ .]*?(\d+)(?= |$)", toc)
         assert match, title
         printed = int(match.group(1))
         # the heading is on the printed page, and on no earlier page after the contents
         assert _flat(title) in pages[printed - 1], (title, printed)
-        assert not any(_flat(title) in p for p in pages[2:printed - 1]), title
+        assert not any(_flat(title) in p for p in pages[2 : printed - 1]), title
 
 
 @pytest.mark.parametrize("slug", GAMES)
@@ -128,8 +145,10 @@ def test_paper_sizes(rulebooks, shared_project: Path, tmp_path: Path) -> None:
     a5 = PdfReader(rulebooks["mazzo"]).pages[0].mediabox
     assert (round(a5.width / MM), round(a5.height / MM)) == (148, 210)
     out = tmp_path / "a4.pdf"
-    assert invoke(shared_project, "rulebook", "mazzo", "--paper", "a4", "--out", str(out)
-                  ).exit_code == 0
+    assert (
+        invoke(shared_project, "rulebook", "mazzo", "--paper", "a4", "--out", str(out)).exit_code
+        == 0
+    )
     a4 = PdfReader(out).pages[0].mediabox
     assert (round(a4.width / MM), round(a4.height / MM)) == (210, 297)
 

@@ -27,13 +27,22 @@ def test_every_seed_paragraph_is_mapped_to_clauses_in_the_database(
     assert seed.exists(), f"the seed document {seedmap.seed} must be in {seeds}"
     paragraphs = seed_paragraphs(seed)
     with sqlite3.connect(shared_project / "cards.db") as conn:
-        anchors = {row[0] for row in conn.execute(
-            "select s.anchor from rulesection s join game g on g.id = s.game_id "
-            "where g.slug = ?", (slug,))}
+        anchors = {
+            row[0]
+            for row in conn.execute(
+                "select s.anchor from rulesection s join game g on g.id = s.game_id "
+                "where g.slug = ?",
+                (slug,),
+            )
+        }
     assert anchors, "the rules are in the database"
     assert list(check_coverage(seedmap, paragraphs, anchors)) == []
-    covered = {n for entry in seedmap.paragraphs for n, text in paragraphs
-               if text.startswith(entry.starts.strip())}
+    covered = {
+        n
+        for entry in seedmap.paragraphs
+        for n, text in paragraphs
+        if text.startswith(entry.starts.strip())
+    }
     assert covered == {n for n, _ in paragraphs}
     mapped = {a for entry in seedmap.paragraphs for a in entry.clauses}
     assert mapped <= anchors
@@ -42,16 +51,22 @@ def test_every_seed_paragraph_is_mapped_to_clauses_in_the_database(
 def test_coverage_check_finds_an_unmapped_paragraph(shared_project: Path, seeds: Path) -> None:
     seedmap = _seedmap("mazzo", shared_project)
     paragraphs = seed_paragraphs(seeds / seedmap.seed)
-    anchors = {c.anchor for c in parse_rules(
-        (shared_project / "games/mazzo/rules.md").read_text(encoding="utf-8"))[0]}
+    anchors = {
+        c.anchor
+        for c in parse_rules((shared_project / "games/mazzo/rules.md").read_text(encoding="utf-8"))[
+            0
+        ]
+    }
     dropped = seedmap.model_copy(update={"paragraphs": seedmap.paragraphs[1:]})
     problems = list(check_coverage(dropped, paragraphs, anchors))
     assert any("is not mapped to any clause" in p.message for p in problems)
 
 
 def test_clauses_keep_their_numbers_when_text_is_added_elsewhere(tmp_path: Path) -> None:
-    text = ("## 1. Uno {#uno}\n\n### 1.1 A {#a}\n\nTesto.\n\n"
-            "## 2. Due {#due}\n\n### 2.1 B {#b}\n\nAltro.\n")
+    text = (
+        "## 1. Uno {#uno}\n\n### 1.1 A {#a}\n\nTesto.\n\n"
+        "## 2. Due {#due}\n\n### 2.1 B {#b}\n\nAltro.\n"
+    )
     before = {c.anchor: c.number for c in parse_rules(text)[0]}
     longer = text.replace("Testo.\n", "Testo.\n\nUn paragrafo nuovo.\n\n### 1.2 C {#c}\n\nX.\n")
     after = {c.anchor: c.number for c in parse_rules(longer)[0]}
@@ -63,8 +78,9 @@ def test_malformed_rules_are_reported(project: Path, cli) -> None:
     text = rules.read_text(encoding="utf-8")
     first_clause = next(line for line in text.splitlines() if line.startswith("### "))
     anchor = first_clause.rsplit("{#", 1)[1].rstrip("}")
-    rules.write_text(text + f"\n### 1.99 Doppione {{#{anchor}}}\n\n#### Titolo libero\n",
-                     encoding="utf-8")
+    rules.write_text(
+        text + f"\n### 1.99 Doppione {{#{anchor}}}\n\n#### Titolo libero\n", encoding="utf-8"
+    )
     run = cli(project, "validate", "mazzo")
     assert run.exit_code == 1
     assert f"anchor '{anchor}' already used on line" in run.stdout
@@ -100,34 +116,54 @@ def test_seedmap_entry_that_matches_nothing(project: Path, seeds: Path, cli) -> 
 
 def test_glossary_terms_and_their_uses_are_in_the_database(shared_project: Path) -> None:
     with sqlite3.connect(shared_project / "cards.db") as conn:
-        kinds = dict(conn.execute(
-            "select t.term, t.kind from glossaryterm t join game g on g.id = t.game_id "
-            "where g.slug = 'bless'"))
+        kinds = dict(
+            conn.execute(
+                "select t.term, t.kind from glossaryterm t join game g on g.id = t.game_id "
+                "where g.slug = 'bless'"
+            )
+        )
         uses = conn.execute(
             "select count(*) from glossaryuse u join glossaryterm t on t.id = u.term_id "
-            "join rulesection s on s.id = u.section_id where t.term = 'Stasi'").fetchone()[0]
+            "join rulesection s on s.id = u.section_id where t.term = 'Stasi'"
+        ).fetchone()[0]
         stasi = conn.execute("select title from rulesection where anchor = 'stasi'").fetchone()
-    for term, kind in {"Occhio": "Icona", "Vuoto": "Zona", "Stasi": "Stato", "Eco": "Preghiera",
-                       "Rivalità": "Abilità", "Blessare": "Azione"}.items():
+    for term, kind in {
+        "Occhio": "Icona",
+        "Vuoto": "Zona",
+        "Stasi": "Stato",
+        "Eco": "Preghiera",
+        "Rivalità": "Abilità",
+        "Blessare": "Azione",
+    }.items():
         assert kinds.get(term) == kind, term
     assert uses >= 2
     assert stasi and "Stasi" in stasi[0]
 
 
-@pytest.mark.parametrize(("slug", "needles"), [
-    ("blitz", ["collezioni", "due mazzi"]),
-    ("mazzo", ["non ce l"]),
-    ("bldng", ["quattro forme"]),
-    ("bless", ["Eco", "Turni Finali", "limite"]),
-])
+@pytest.mark.parametrize(
+    ("slug", "needles"),
+    [
+        ("blitz", ["collezioni", "due mazzi"]),
+        ("mazzo", ["non ce l"]),
+        ("bldng", ["quattro forme"]),
+        ("bless", ["Eco", "Turni Finali", "limite"]),
+    ],
+)
 def test_required_rulings_exist(shared_project: Path, slug: str, needles: list[str]) -> None:
     with sqlite3.connect(shared_project / "cards.db") as conn:
-        texts = [" ".join(row).lower() for row in conn.execute(
-            "select r.question, r.answer from ruling r join game g on g.id = r.game_id "
-            "where g.slug = ?", (slug,))]
+        texts = [
+            " ".join(row).lower()
+            for row in conn.execute(
+                "select r.question, r.answer from ruling r join game g on g.id = r.game_id "
+                "where g.slug = ?",
+                (slug,),
+            )
+        ]
         linked = conn.execute(
             "select count(*) from rulingclause c join ruling r on r.id = c.ruling_id "
-            "join game g on g.id = r.game_id where g.slug = ?", (slug,)).fetchone()[0]
+            "join game g on g.id = r.game_id where g.slug = ?",
+            (slug,),
+        ).fetchone()[0]
     for needle in needles:
         assert any(needle.lower() in text for text in texts), needle
     assert linked > 0

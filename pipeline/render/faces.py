@@ -25,7 +25,7 @@ from ..output import FIXED_DATE, atomic_write
 from ..templating import environment
 from .paper import BLEED_MM, CARD_SIZES, SAFE_MM, Size
 
-RENDERER_VERSION = "1"  # bump when the face pipeline changes what a digest stands for
+RENDERER_VERSION = "2"  # bump when the face pipeline changes what a digest stands for
 TOLERANCE_PX = 0.75  # layout rounding that is not an overflow (CSS px; 1 px = 0.26 mm)
 
 
@@ -55,6 +55,7 @@ class DeckFaces:
     trim: Size
     bleed: float
     css: str
+    size: str = "poker"  # the card size's name (CARD_SIZES)
     faces: dict[str, Face] = field(default_factory=dict)
     fronts: dict[str, str] = field(default_factory=dict)  # card code -> digest
     backs: dict[str, str] = field(default_factory=dict)
@@ -102,9 +103,15 @@ def highlight(text: str, words: Iterable[str], css_class: str = "kw") -> Markup:
 
 
 def deck_faces(
-    game: GameInfo, templates: Path, site_url: str, bleed: float = BLEED_MM
+    game: GameInfo,
+    templates: Path,
+    site_url: str,
+    bleed: float = BLEED_MM,
+    size: str | None = None,
 ) -> DeckFaces:
-    """Render every card's front and back markup; identical faces share one digest."""
+    """Render every card's front and back markup; identical faces share one digest.
+
+    `size` prints the deck at another card size than the game's (CARD_SIZES)."""
     folder = templates / "cards" / game.slug
     if not (folder / "front.html.j2").exists():
         raise FileNotFoundError(folder / "front.html.j2")
@@ -116,8 +123,9 @@ def deck_faces(
         (templates / "cards" / name).read_text(encoding="utf-8")
         for name in ("base.css", f"{game.slug}/card.css")
     )
-    trim = CARD_SIZES[game.card_size]
-    faces = DeckFaces(game=game, trim=trim, bleed=bleed, css=css)
+    size = size or game.card_size
+    trim = CARD_SIZES[size]
+    faces = DeckFaces(game=game, trim=trim, bleed=bleed, css=css, size=size)
     rules_url = f"{site_url.rstrip('/')}/giochi/{game.slug}/regole/"
     base = {
         "game": game,
@@ -186,7 +194,7 @@ def _font_config() -> Any:
 
 @dataclass(frozen=True)
 class FacePage:
-    """Where a rendered face lives: a page of a cached batch PDF."""
+    """Where a rendered face lives: its own one-page PDF in the cache."""
 
     pdf: Path
     index: int
@@ -199,40 +207,44 @@ def render_faces(
     """Make sure every face is rendered in the cache; return where each one is.
 
     Faces already in the cache are not rendered again. The missing ones are laid out in
-    one WeasyPrint document, one page each, which is kept whole (its pages share fonts and
-    resources) with a small record per face: its batch, its page and its overflows.
+    one WeasyPrint document, one page each, then every page is written as its own PDF:
+    a face's bytes never depend on which other faces were rendered with it, so an
+    incremental build gives the same outputs as a clean one.
     """
     from weasyprint import HTML
+
+    from ..output import reproducible
 
     wanted = list(dict.fromkeys(digests if digests is not None else deck.faces))
     cache_dir.mkdir(parents=True, exist_ok=True)
     records = {d: cache_dir / f"{d}.json" for d in wanted}
     missing = [d for d in wanted if not _usable(records[d], cache_dir)]
     if missing:
+        reproducible()
         document = HTML(string=face_document(deck, missing)).render(font_config=_font_config())
         if len(document.pages) != len(missing):
             raise RuntimeError(
                 f"{deck.game.slug}: a face spans more than one page; its template must fit the card"
             )
         fits = _measure(document)
-        batch = hashlib.sha256("|".join(missing).encode()).hexdigest()[:24]
-        pdf = cache_dir / f"batch-{batch}.pdf"
-        atomic_write(pdf, document.write_pdf(pdf_identifier=batch.encode()))
         for index, digest in enumerate(missing):
-            record = {"batch": pdf.name, "page": index, "fits": fits.get(index, [])}
+            pdf = cache_dir / f"{digest}.pdf"
+            data = document.copy([document.pages[index]]).write_pdf(pdf_identifier=digest.encode())
+            atomic_write(pdf, data)
+            record = {"pdf": pdf.name, "fits": fits.get(index, [])}
             atomic_write(records[digest], json.dumps(record, ensure_ascii=False).encode())
     pages = {}
     for digest, path in records.items():
         record = json.loads(path.read_text(encoding="utf-8"))
-        pages[digest] = FacePage(cache_dir / record["batch"], record["page"], tuple(record["fits"]))
+        pages[digest] = FacePage(cache_dir / record["pdf"], 0, tuple(record["fits"]))
     return pages
 
 
 def _usable(record: Path, cache_dir: Path) -> bool:
     if not record.exists():
         return False
-    batch = json.loads(record.read_text(encoding="utf-8")).get("batch", "")
-    return (cache_dir / batch).exists()
+    pdf = json.loads(record.read_text(encoding="utf-8")).get("pdf", "")
+    return bool(pdf) and (cache_dir / pdf).exists()
 
 
 def overflows(deck: DeckFaces, cache_dir: Path) -> list[Overflow]:

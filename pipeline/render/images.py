@@ -10,6 +10,7 @@ import io
 import json
 import math
 import shutil
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,8 +117,19 @@ def build_images(
     if options.preset in IMAGE_PRESETS:
         preset = IMAGE_PRESETS[options.preset]
         faces = faces or load_faces(project, slug, BLEED_MM)
+        pixels = preset.size_for(faces.size)
+        if pixels is None:
+            trim = faces.trim
+            raise SourceError(
+                Problem(
+                    "error",
+                    f"{preset.label} has no card image size for {faces.size} cards "
+                    f"({trim.width:g} × {trim.height:g} mm), the size of {slug}",
+                    hint=f"its sizes: {', '.join(preset.sizes)}; or use --dpi N for plain images",
+                )
+            )
         dpi = preset.dpi
-        bleed = preset_bleed(faces.trim, preset.width_px, preset.dpi)
+        bleed = preset_bleed(faces.trim, pixels[0], preset.dpi)
         note = None if preset.confirmed else f"{preset.label}: dimensioni non confermate"
     elif not options.bleed:
         crop = bleed
@@ -153,6 +165,11 @@ def _faces_to_png(
         files.append(target)
     manifest = {
         "game": faces.game.slug,
+        "status": faces.game.status,
+        "decks": [
+            {"code": d.code, "name": d.name, "status": d.status, "cards": d.total}
+            for d in faces.game.decks
+        ],
         "dpi": dpi,
         "bleed_mm": 0 if crop else faces.bleed,
         "size_px": list(size),
@@ -163,6 +180,8 @@ def _faces_to_png(
                 "code": c.code,
                 "name": c.name,
                 "copies": c.copies,
+                "deck": c.deck,
+                "status": c.status,
                 "front": names[faces.fronts[c.code]],
                 "back": names[faces.backs[c.code]],
             }
@@ -179,7 +198,9 @@ def _faces_to_png(
 
 def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
     """Tabletop Simulator deck sheets: up to 10 × 7 cards, at most 4096 px a side; the
-    last slot of each sheet holds the image shown for hidden cards (the back)."""
+    last slot of each sheet holds the image shown for hidden cards. Each face sheet has
+    a backs sheet with every card's own back in the same slot (TTS: "unique backs"), and
+    tts.json says each sheet's grid, card count and cards."""
     faces = load_faces(project, slug, BLEED_MM)
     run = print_run(faces, None)
     rasteriser = Rasteriser(render_faces(faces, face_cache(project)), project.cache_dir / "png")
@@ -199,26 +220,50 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    files = []
-    hidden = card_image(run[0][2])
+    backs = Counter(back for _, _, back in run)
+    hidden = card_image(backs.most_common(1)[0][0])  # the deck's usual back
+    images: dict[str, Image.Image] = {}
+    files, sheets = [], []
     for index, start in enumerate(range(0, len(run), per_sheet), start=1):
         group = run[start : start + per_sheet]
         rows = math.ceil((len(group) + 1) / cols)
-        sheet = Image.new("RGB", (cols * card_w, rows * card_h), "white")
-        for slot, (_, front, _) in enumerate(group):
-            row, col = divmod(slot, cols)
-            sheet.paste(card_image(front), (col * card_w, row * card_h))
-        sheet.paste(hidden, ((cols - 1) * card_w, (rows - 1) * card_h))
-        target = folder / f"tts-{index}.png"
-        atomic_write(target, _png(sheet, dpi))
-        files.append(target)
+        names = (f"tts-{index}.png", f"tts-{index}-retro.png")
+        for side, name in ((1, names[0]), (2, names[1])):
+            sheet = Image.new("RGB", (cols * card_w, rows * card_h), "white")
+            for slot, card in enumerate(group):
+                digest = card[side]
+                if digest not in images:
+                    images[digest] = card_image(digest)
+                row, col = divmod(slot, cols)
+                sheet.paste(images[digest], (col * card_w, row * card_h))
+            sheet.paste(hidden, ((cols - 1) * card_w, (rows - 1) * card_h))
+            atomic_write(folder / name, _png(sheet, dpi))
+            files.append(folder / name)
+        sheets.append(
+            {
+                "face": names[0],
+                "back": names[1],
+                "unique_backs": len({back for _, _, back in group}) > 1,
+                "columns": cols,
+                "rows": rows,
+                "cards": len(group),
+                "hidden_slot": rows * cols - 1,
+                "codes": [code for code, _, _ in group],
+            }
+        )
     rasteriser.close()
-    back = folder / "tts-retro.png"
-    atomic_write(back, _png(hidden, dpi))
-    files.append(back)
+    manifest = {
+        "game": slug,
+        "card_px": [card_w, card_h],
+        "sheets": sheets,
+    }
+    atomic_write(
+        folder / "tts.json", (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode()
+    )
     return ImagesResult(
         folder,
         files,
         (card_w, card_h),
-        f"{len(files) - 1} fogli da {cols} colonne; ultima casella: retro",
+        f"{len(sheets)} fogli da {cols} colonne, ciascuno con il foglio dei suoi retro "
+        "(«unique backs»); tts.json: griglia e carte di ogni foglio",
     )

@@ -17,6 +17,7 @@ from typing import Literal, TypeVar
 import pikepdf
 
 from .faces import FacePage
+from .fonts import unify_fonts
 from .paper import PT_PER_MM, Size
 
 Duplex = Literal["long", "short", "none"]
@@ -160,12 +161,15 @@ def _num(value: float) -> str:
 class Imposer:
     """Builds one output PDF from cached faces, importing each face once.
 
-    Faces of one rendered batch share their fonts and resources; pikepdf copies a shared
-    object once per source, so the output holds each font once per batch."""
+    Every face brings its own font subsets; on saving they become one subset per font
+    (fonts.py), so the output is the same whatever was in the cache before."""
 
-    def __init__(self, title: str, faces: dict[str, FacePage]) -> None:
+    def __init__(
+        self, title: str, faces: dict[str, FacePage], font_cache: Path | None = None
+    ) -> None:
         self.pdf = pikepdf.new()
         self.title = title
+        self.font_cache = font_cache
         self._faces = faces
         self._xobjects: dict[str, pikepdf.Object] = {}
         self._sources: dict[Path, pikepdf.Pdf] = {}
@@ -218,6 +222,7 @@ class Imposer:
         return page
 
     def save(self) -> bytes:
+        unify_fonts(self.pdf, self.font_cache)
         self.pdf.docinfo = self.pdf.make_indirect(
             pikepdf.Dictionary(
                 Title=pikepdf.String(self.title),

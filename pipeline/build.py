@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from .artifacts import artifacts
 from .database import build_database, is_current, sorted_dump
 from .output import atomic_write
+from .play import DB_STAGES
 from .problems import Problem, SourceError
 from .project import Project
 from .validate import validate
@@ -43,61 +45,10 @@ class BuildReport:
     database_rebuilt: bool = False
 
 
-def downloads_for(project: Project, slug: str) -> list[tuple[Path, str]]:
-    """The files a player downloads for a game, with what each is (Italian)."""
-    build = project.build_dir
-    return [
-        (
-            build / "decks" / f"{slug}-sheets-a4-long.pdf",
-            "Mazzo da stampare su A4, fronte-retro sul lato lungo",
-        ),
-        (
-            build / "decks" / f"{slug}-sheets-letter-long.pdf",
-            "Mazzo da stampare su US Letter, fronte-retro sul lato lungo",
-        ),
-        (
-            build / "decks" / f"{slug}-carte.pdf",
-            "Per la tipografia: una carta per pagina, con abbondanza e TrimBox",
-        ),
-        (
-            build / "downloads" / f"{slug}-immagini-300dpi.zip",
-            "Le immagini PNG di ogni carta a 300 dpi, con abbondanza",
-        ),
-        (build / "rulebooks" / f"{slug}-regolamento-a5.pdf", "Il regolamento, formato A5"),
-        (build / "rulebooks" / f"{slug}-regolamento-a4.pdf", "Il regolamento, formato A4"),
-    ]
-
-
 def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
-    steps: list[Step] = []
-    for slug in slugs:
-        files = [p.relative_to(project.root).as_posix() for p, _ in downloads_for(project, slug)]
-        steps += [
-            Step(
-                f"deck {slug} a4",
-                slug,
-                "deck",
-                (("paper", "a4"), ("layout", "sheets")),
-                (files[0],),
-            ),
-            Step(
-                f"deck {slug} letter",
-                slug,
-                "deck",
-                (("paper", "letter"), ("layout", "sheets")),
-                (files[1],),
-            ),
-            Step(
-                f"deck {slug} cards",
-                slug,
-                "deck",
-                (("paper", "a4"), ("layout", "cards")),
-                (files[2],),
-            ),
-            Step(f"images {slug}", slug, "images", (("dpi", "300"),), (files[3],)),
-            Step(f"rulebook {slug} a5", slug, "rulebook", (("paper", "a5"),), (files[4],)),
-            Step(f"rulebook {slug} a4", slug, "rulebook", (("paper", "a4"),), (files[5],)),
-        ]
+    steps = [
+        Step(a.step, slug, a.kind, a.options, (a.path,)) for slug in slugs for a in artifacts(slug)
+    ]
     steps.append(Step("site", None, "site", (), ("build/site/index.html",)))
     return steps
 
@@ -202,8 +153,8 @@ def build(
                 hint="run `cartiera validate` to see them all",
             )
         )
-    if project.sqlite_path is not None and not is_current(project, checked.games)[0]:
-        build_database(project, checked.games)
+    if project.sqlite_path is not None and not is_current(project, checked.games, DB_STAGES)[0]:
+        build_database(project, checked.games, DB_STAGES)
         report.database_rebuilt = True
     steps = plan(project, [g.slug for g in checked.games])
     wanted = stamps(project, steps)

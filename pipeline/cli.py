@@ -160,6 +160,7 @@ def db_build_cmd(
 ) -> None:
     """Load and validate every game, then write the database (only if all is valid)."""
     from .database import build_database, is_current
+    from .play import DB_STAGES
     from .validate import validate
 
     project = _project(ctx)
@@ -176,12 +177,12 @@ def db_build_cmd(
         )
         raise typer.Exit(1)
     if check:
-        current, why = is_current(project, report.games)
+        current, why = is_current(project, report.games, DB_STAGES)
         typer.echo(
             why if current else f"error: {why} (fix: run `cartiera db build`)", err=not current
         )
         raise typer.Exit(0 if current else 1)
-    for warning in build_database(project, report.games):
+    for warning in build_database(project, report.games, DB_STAGES):
         typer.echo(warning, err=True)
     cards = sum(len(g.cards) for g in report.games)
     where = project.rel(project.sqlite_path) if project.sqlite_path else project.db_url
@@ -625,7 +626,7 @@ def replay_cmd(
     file: Annotated[Path, typer.Argument(help="A replay saved as JSON.", dir_okay=False)],
 ) -> None:
     """Play a saved game again from its log and narrate it in Italian."""
-    from .engine.registry import replay_file
+    from .play import replay_file
 
     _, lines = replay_file(_project(ctx), file)
     for line in lines:
@@ -667,10 +668,15 @@ def example_cmd(
 ) -> None:
     """Play a worked example, check what must follow, and print its Italian narration."""
     from .examples import run_example, run_examples
+    from .play import load_rules
 
     project = _project(ctx)
     _engine_game(project, game)
-    results = [run_example(project, game, name)] if name else run_examples(project, game)
+    rules = load_rules(project, game)
+    if name:
+        results = [run_example(project, game, name, rules)]
+    else:
+        results = run_examples(project, game, rules)
     failed = 0
     for result in results:
         typer.echo(result.markdown)

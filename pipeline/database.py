@@ -6,11 +6,11 @@ import contextlib
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from sqlalchemy import Engine, text
-from sqlmodel import Session, SQLModel, create_engine, select
+from sqlmodel import Session, SQLModel, create_engine
 
 from . import gamespec, models, rules
 from .load import LoadedGame, canonical_json
@@ -19,8 +19,14 @@ from .problems import Problem, SourceError
 from .project import Project
 from .rules import term_anchor
 
+Stage = Callable[[str, Project, Sequence[LoadedGame]], list[str]]
+"""A step run on a freshly written database (its URL) before it is published, e.g. playing
+and storing the worked examples (pipeline.play.DB_STAGES); returns warnings."""
 
-def build_database(project: Project, games: Sequence[LoadedGame]) -> list[str]:
+
+def build_database(
+    project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage] = ()
+) -> list[str]:
     """Write every game into the project's database; only valid games reach this point.
 
     A SQLite file is written beside the old one and renamed into place, so a failure at any
@@ -50,22 +56,27 @@ def build_database(project: Project, games: Sequence[LoadedGame]) -> list[str]:
                 _create_views(conn, games)
         finally:
             engine.dispose()
-        return _fill_examples(project.db_url, project, games)
+        return [w for stage in stages for w in stage(project.db_url, project, games)]
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp = Path(tmp_name)
     try:
-        warnings = write_sqlite(tmp, games, project)
+        warnings = write_sqlite(tmp, games, project, stages)
         publish(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     return warnings
 
 
-def write_sqlite(path: Path, games: Sequence[LoadedGame], project: Project | None = None) -> None:
-    """A complete SQLite database; with `project`, the worked examples are played (with
-    the cards of this very database) and stored with their narration."""
+def write_sqlite(
+    path: Path,
+    games: Sequence[LoadedGame],
+    project: Project | None = None,
+    stages: Sequence[Stage] = (),
+) -> list[str]:
+    """A complete SQLite database; with `project`, the `stages` then run on it (the worked
+    examples are played with the cards of this very database and stored)."""
     path.unlink(missing_ok=True)
     engine = create_engine(f"sqlite:///{path}")
     try:
@@ -77,7 +88,8 @@ def write_sqlite(path: Path, games: Sequence[LoadedGame], project: Project | Non
             _create_views(conn, games)
     finally:
         engine.dispose()
-    warnings = _fill_examples(f"sqlite:///{path}", project, games) if project else []
+    url = f"sqlite:///{path}"
+    warnings = [w for stage in stages for w in stage(url, project, games)] if project else []
     with contextlib.closing(sqlite3.connect(path)) as conn:
         conn.execute("VACUUM")  # a compact file whose bytes depend only on its content
     return warnings
@@ -232,51 +244,6 @@ def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
                 session.add(models.RulingClause(ruling_id=ruling_id, anchor=anchor))
 
 
-def _fill_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -> list[str]:
-    """Play every game's worked examples against the new database and store those that
-    hold. One that no longer holds (a designer changed a card it relies on) is left out
-    and reported, so the rulebook and the site never narrate something false."""
-    from .engine.registry import engine_slugs
-    from .examples import example_names, run_examples
-
-    scratch = Project(root=project.root, db_url=db_url)
-    engine = create_engine(scratch.db_url)
-    left_out = []
-    try:
-        with Session(engine) as session:
-            ids = {g.slug: g.id for g in session.exec(select(models.Game))}
-            next_id = 1
-            for loaded in games:
-                slug = loaded.slug
-                if slug not in engine_slugs() or not example_names(project, slug):
-                    continue
-                for pos, result in enumerate(run_examples(scratch, slug)):
-                    if not result.passed:
-                        left_out.append(
-                            f"games/{slug}/examples/{result.name}.yaml: warning: the example "
-                            f"no longer holds ({result.failures[0]}) and was left out (fix: "
-                            f"run `cartiera example {slug} {result.name}`)"
-                        )
-                        continue
-                    session.add(
-                        models.Example(
-                            id=next_id,
-                            game_id=ids[slug],
-                            code=result.name,
-                            title=result.title,
-                            clauses=canonical_json([result.clause]),
-                            narration_md=result.body,
-                            scenario=canonical_json(result.narration),
-                            position=pos,
-                        )
-                    )
-                    next_id += 1
-            session.commit()
-    finally:
-        engine.dispose()
-    return left_out
-
-
 def _fill_rules(session: Session, ids: _Ids, game_id: int, loaded: LoadedGame) -> None:
     """Sections and clauses in reading order, glossary terms and where each is used."""
     section_ids: dict[str, int] = {}
@@ -383,7 +350,9 @@ def sorted_dump(path: Path) -> list[str]:
         return sorted(conn.iterdump())
 
 
-def is_current(project: Project, games: Sequence[LoadedGame]) -> tuple[bool, str]:
+def is_current(
+    project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage] = ()
+) -> tuple[bool, str]:
     """Whether the project's SQLite database holds exactly what the sources give."""
     path = project.sqlite_path
     if path is None:
@@ -396,7 +365,7 @@ def is_current(project: Project, games: Sequence[LoadedGame]) -> tuple[bool, str
         return False, f"{project.rel(path)} does not exist"
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "fresh.db"
-        write_sqlite(fresh, games, project)
+        write_sqlite(fresh, games, project, stages)
         try:
             old = sorted_dump(path)
         except sqlite3.DatabaseError as exc:

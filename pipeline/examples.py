@@ -14,8 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .engine.narrate import player_name
-from .engine.registry import load_rules
+from .games.bless.narrate import player_name
 from .problems import Problem, SourceError
 from .project import Project
 from .yamlfile import YamlDoc, read_yaml
@@ -107,6 +106,7 @@ class ExampleResult:
     name: str
     title: str
     clause: str
+    clauses: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     narration: list[str] = field(default_factory=list)
     markdown: str = ""  # the whole example, with its title
@@ -138,7 +138,7 @@ def load_scenario(path: Path, project: Project, slug: str) -> tuple[Scenario, Ya
         raise SourceError(doc.problem(loc, f"{where}: {error['msg']}", game=slug)) from exc
 
 
-def run_example(project: Project, slug: str, name: str, rules: Any = None) -> ExampleResult:
+def run_example(project: Project, slug: str, name: str, rules: Any) -> ExampleResult:
     """Play one scenario with the cards of the database, check it and narrate it."""
     path = examples_dir(project, slug) / f"{name}.yaml"
     if not path.exists():
@@ -147,7 +147,6 @@ def run_example(project: Project, slug: str, name: str, rules: Any = None) -> Ex
             Problem("error", f"no example '{name}' for {slug}", hint=f"examples: {known}")
         )
     scenario, doc = load_scenario(path, project, slug)
-    rules = rules or load_rules(project, slug)
     try:
         game = rules.position(
             scenario.position.model_dump(exclude_none=True), scenario.seed, scenario.dice
@@ -155,7 +154,7 @@ def run_example(project: Project, slug: str, name: str, rules: Any = None) -> Ex
     except (KeyError, ValueError) as exc:
         message = f"position: {exc.args[0] if exc.args else exc}"
         raise SourceError(doc.problem(["position"], message, game=slug)) from exc
-    result = ExampleResult(slug, name, scenario.title, scenario.clause)
+    result = ExampleResult(slug, name, scenario.title, scenario.clause, [scenario.clause])
     start = mark = len(game.log)
     for number, step in enumerate(scenario.steps, 1):
         if isinstance(step, Mapping) and set(step) == {"expect"}:
@@ -177,8 +176,7 @@ def run_example(project: Project, slug: str, name: str, rules: Any = None) -> Ex
     return result
 
 
-def run_examples(project: Project, slug: str) -> list[ExampleResult]:
-    rules = load_rules(project, slug)
+def run_examples(project: Project, slug: str, rules: Any) -> list[ExampleResult]:
     return [run_example(project, slug, name, rules) for name in example_names(project, slug)]
 
 

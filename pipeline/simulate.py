@@ -16,9 +16,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .engine.agents import make_agent, play
+from .engine.agents import play
 from .engine.core import Replay
-from .engine.registry import load_rules
+from .engine.registry import make_agent
+from .play import load_rules
 from .project import Project
 
 Progress = Callable[[int, int], None]
@@ -200,7 +201,8 @@ def play_one(rules: Any, index: int, seed: int, agents: Sequence[str]) -> GameRe
     seats = seats_for(agents, index)
     game = rules.new_game(game_seed(seed, index))
     players = [
-        make_agent(name, game_seed(seed, index, f"agent{p}")) for p, name in enumerate(seats)
+        make_agent(rules.slug, name, game_seed(seed, index, f"agent{p}"))
+        for p, name in enumerate(seats)
     ]
     play(game, players)
     return record(game, index, seats)
@@ -236,7 +238,10 @@ def record_game(
     """Play one game between two agents and keep it as a replay (``replay.to_json()``)."""
     rules = load_rules(project, slug)
     game = rules.new_game(seed, options or {})
-    play(game, [make_agent(name, game_seed(seed, 0, f"agent{p}")) for p, name in enumerate(agents)])
+    play(
+        game,
+        [make_agent(slug, name, game_seed(seed, 0, f"agent{p}")) for p, name in enumerate(agents)],
+    )
     return Replay.of(game, rules, seed, options or {})
 
 

@@ -25,6 +25,7 @@ import yaml
 from markupsafe import Markup
 
 from . import gamespec
+from .artifacts import artifacts
 from .catalog import AttributeInfo, CardInfo, GameInfo, game_slugs, read_game
 from .database import open_engine
 from .markup import TermLinker, escape_html
@@ -238,10 +239,9 @@ def _images(project: Project, game: GameInfo, folder: Path) -> tuple[dict[str, s
 
 def _downloads(project: Project, game: GameInfo, folder: Path) -> list[Download]:
     """The files `cartiera build` made for this game, copied next to the page."""
-    from .build import downloads_for
-
     items = []
-    for path, label in downloads_for(project, game.slug):
+    for artifact in artifacts(game.slug):
+        path, label = artifact.file(project), artifact.label
         if not path.exists():
             continue
         folder.mkdir(parents=True, exist_ok=True)

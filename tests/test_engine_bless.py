@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from pipeline.database import build_database
-from pipeline.engine.bless import BlessGame, BlessRules
-from pipeline.engine.bless_effects import KAR, OCC
-from pipeline.engine.registry import load_rules
+from pipeline.games.bless.effects import KAR, OCC
+from pipeline.games.bless.engine import BlessGame, BlessRules
+from pipeline.play import load_rules
 from pipeline.project import open_project
 from pipeline.validate import validate
 from tests.conftest import ROOT

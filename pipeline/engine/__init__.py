@@ -1,39 +1,49 @@
-"""The reference rules engines: one module per game over a small shared core.
-
-What other code may import from here: the core interface (Game, Rules, Event, Chance,
-Replay), the agents, and the registry that loads a game's rules from the database.
+"""The game-agnostic engine platform: the core interface, the plugin protocol, the registry
+of games and the random agent. Nothing here imports the database (pipeline.play does).
 """
 
-from .agents import Agent, GreedyAgent, RandomAgent, make_agent, play
+from .agents import RandomAgent, play
 from .core import (
     Action,
+    CardRecord,
     Chance,
     Event,
     Game,
+    GameInfo,
     IllegalAction,
+    Outcome,
     Replay,
     ReplayError,
     Rules,
+    State,
     play_replay,
 )
-from .registry import engine_slugs, load_rules, replay_file
+from .plugin import Agent, FigureTable, GamePlugin
+from .registry import agent_names, build_rules, engine_slugs, make_agent, plugin, plugins
 
 __all__ = [
     "Action",
     "Agent",
+    "CardRecord",
     "Chance",
     "Event",
+    "FigureTable",
     "Game",
-    "GreedyAgent",
+    "GameInfo",
+    "GamePlugin",
     "IllegalAction",
+    "Outcome",
     "RandomAgent",
     "Replay",
     "ReplayError",
     "Rules",
+    "State",
+    "agent_names",
+    "build_rules",
     "engine_slugs",
-    "load_rules",
     "make_agent",
     "play",
     "play_replay",
-    "replay_file",
+    "plugin",
+    "plugins",
 ]

@@ -1,23 +1,16 @@
-"""Agents that play any engine game through its legal actions: random, and greedy.
+"""The agent every game gets (uniform random over the legal actions) and the play loop.
 
-An agent sees the game only through the interface; the greedy one looks one decision ahead
-on a copy in which everything hidden from it (the Mazzo order, the opponent's hand, the
-future chance outcomes) has been drawn again, so it never peeks.
+A game's own agents (e.g. Bless's greedy one) come with its plugin (``GamePlugin.agents``);
+the registry's ``make_agent`` offers both.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Protocol
 
-from .core import Action, Game
-
-
-class Agent(Protocol):
-    name: str
-
-    def act(self, game: Game) -> Action: ...
+from .core import Action, State
+from .plugin import Agent
 
 
 class RandomAgent:
@@ -28,78 +21,14 @@ class RandomAgent:
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
 
-    def act(self, game: Game) -> Action:
-        return self.rng.choice(game.legal_actions())
+    def act(self, state: State) -> Action:
+        return self.rng.choice(state.legal_actions())
 
 
-class GreedyAgent:
-    """Takes the action whose result it values most, one decision ahead.
-
-    The value is the game's own heuristic (``game.value(player)``): score difference first,
-    then board and hand. Where looking ahead would only see chance (the Bless Mulligan), the
-    game's ``hint(player)`` decides. Ties go to a random one of the best.
-    """
-
-    name = "greedy"
-
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    def act(self, game: Game) -> Action:
-        actions = game.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        me = game.current_player()
-        hint = getattr(game, "hint", None)
-        suggested = hint(me) if hint is not None else None
-        if suggested is not None:
-            return suggested
-        base = game.determinize(me, self.rng.getrandbits(32))  # type: ignore[attr-defined]
-        best: list[Action] = []
-        best_value = float("-inf")
-        for action in actions:
-            trial = base.clone()
-            trial.apply(action)
-            value = self._worth(trial, me, FOLLOW_UP)
-            if value > best_value + 1e-9:
-                best, best_value = [action], value
-            elif value > best_value - 1e-9:
-                best.append(action)
-        return best[0] if len(best) == 1 else self.rng.choice(best)
-
-    def _worth(self, game: Game, me: int, depth: int) -> float:
-        """The value after an action, looking through the follow-up choices it asks of the
-        same player (its targets, the Offerta ...), which belong to the same move."""
-        if (
-            depth > 0
-            and not game.is_terminal()
-            and game.current_player() == me
-            and game.decision_kind() not in ("main", "mulligan")
-        ):
-            values = []
-            for action in game.legal_actions():
-                trial = game.clone()
-                trial.apply(action)
-                values.append(self._worth(trial, me, depth - 1))
-            return max(values)
-        return game.value(me)  # type: ignore[attr-defined]
-
-
-FOLLOW_UP = 3
-AGENTS = {"random": RandomAgent, "greedy": GreedyAgent}
-
-
-def make_agent(name: str, seed: int) -> Agent:
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r} (known: {', '.join(sorted(AGENTS))})")
-    return AGENTS[name](seed)
-
-
-def play(game: Game, agents: Sequence[Agent], max_actions: int = 100_000) -> Game:
+def play(state: State, agents: Sequence[Agent], max_actions: int = 100_000) -> State:
     """Play to the end: each decision goes to the agent of the player who must take it."""
     for _ in range(max_actions):
-        if game.is_terminal():
-            return game
-        player = game.current_player()
-        game.apply(agents[player].act(game))
+        if state.is_terminal():
+            return state
+        state.apply(agents[state.current_player()].act(state))
     raise RuntimeError(f"the game did not end within {max_actions} actions")

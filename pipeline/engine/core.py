@@ -9,6 +9,7 @@ reads chance back from the log and never depends on the random number generator.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Iterator, Mapping, Sequence
@@ -153,6 +154,16 @@ class CardRecord:
     attributes: Mapping[str, Any]
     texts: Mapping[str, str]
     data: Any
+
+
+def card_digest(cards: Sequence[CardRecord]) -> str:
+    """What identifies a card set for replays: any change to a card's values gives another."""
+    payload = [
+        [c.number, c.code, dict(c.attributes), c.data, c.copies]
+        for c in sorted(cards, key=lambda c: c.number)
+    ]
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(blob).hexdigest()
 
 
 @dataclass(frozen=True)

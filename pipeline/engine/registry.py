@@ -1,53 +1,99 @@
-"""Which games have a rules engine, and loading one game's rules from the database."""
+"""The one list of games that have Python: entry points of the group ``cartiera.games``.
+
+Each entry point names a game package's ``PLUGIN`` (pyproject.toml), so a game from another
+distribution plugs in the same way. A listed package that does not exist (yet) is skipped;
+one that exists but fails to import is an error. Nothing here reads the database: rules are
+built from plain card records (pipeline.play reads them from cards.db).
+"""
 
 from __future__ import annotations
 
+import functools
 import importlib
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
+from importlib.metadata import entry_points
+from typing import Any, cast
 
-from pipeline.database import open_engine
-from pipeline.problems import Problem, SourceError
-from pipeline.project import Project
+from .agents import RandomAgent
+from .core import CardRecord, Rules
+from .plugin import Agent, AgentFactory, GamePlugin
 
-from .core import Game, Replay, ReplayError, Rules, play_replay
+GROUP = "cartiera.games"
 
-ENGINES = {"bless": "pipeline.engine.bless"}
+
+class UnknownName(ValueError):
+    """A game, engine or agent name that is not registered; the message lists known ones."""
+
+
+@functools.cache
+def plugins() -> dict[str, GamePlugin]:
+    """Every registered game's plugin, by slug, in slug order."""
+    found: dict[str, GamePlugin] = {}
+    for point in entry_points(group=GROUP):
+        module_name, _, attribute = point.value.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name and (module_name == exc.name or module_name.startswith(f"{exc.name}.")):
+                continue  # registered, but its package is not written yet
+            raise
+        if getattr(module, "__file__", None) is None:
+            continue  # a folder without its __init__ yet
+        plugin = getattr(module, attribute)
+        if not isinstance(plugin, GamePlugin) or plugin.slug != point.name:
+            raise TypeError(f"entry point {point.name} = {point.value} is not its GamePlugin")
+        found[point.name] = plugin
+    return dict(sorted(found.items()))
+
+
+def plugin(slug: str) -> GamePlugin | None:
+    """The game's plugin; None for a game that needs no Python."""
+    return plugins().get(slug)
 
 
 def engine_slugs() -> list[str]:
-    return sorted(ENGINES)
+    """The games whose plugin has a rules engine."""
+    return [slug for slug, p in plugins().items() if p.engine]
 
 
-def load_rules(project: Project, slug: str) -> Rules:
-    """A game's rules with its cards read from the project's database (never the YAML).
-
-    Each engine module offers ``load(engine) -> Rules``.
-    """
-    if slug not in ENGINES:
-        known = ", ".join(engine_slugs())
-        raise SourceError(
-            Problem("error", f"no rules engine for the game '{slug}'", hint=f"engines: {known}")
-        )
-    module = importlib.import_module(ENGINES[slug])
-    with open_engine(project) as engine:
-        return module.load(engine)
+def _attribute(target: str) -> Any:
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
-def replay_file(project: Project, path: Path) -> tuple[Game, list[str]]:
-    """Play a saved replay again and narrate it in Italian.
+def _engine_plugin(slug: str) -> GamePlugin:
+    found = plugin(slug)
+    if found is None or not found.engine:
+        known = ", ".join(engine_slugs()) or "none"
+        raise UnknownName(f"no rules engine for the game '{slug}' (engines: {known})")
+    return found
 
-    Fails with one SourceError line when the file is not a replay, or when its cards or its
-    log disagree with the database.
-    """
-    where = project.rel(path)
-    try:
-        replay = Replay.from_json(path.read_text(encoding="utf-8"))
-        rules = load_rules(project, replay.slug)
-        game = play_replay(rules, replay)
-    except OSError as exc:
-        message = f"cannot read the replay: {exc.strerror}"
-        raise SourceError(Problem("error", message, file=where)) from exc
-    except ReplayError as exc:
-        hint = "record the game again with the current cards"
-        raise SourceError(Problem("error", str(exc), file=where, hint=hint)) from exc
-    return game, rules.narrate(game.log)
+
+def build_rules(slug: str, cards: Sequence[CardRecord], digest: str) -> Rules:
+    """The game's rules over these cards (`digest` identifies them, for replays)."""
+    build = cast(
+        Callable[[Sequence[CardRecord], str], Rules], _attribute(_engine_plugin(slug).engine or "")
+    )
+    return build(cards, digest)
+
+
+@functools.cache
+def _agents(slug: str) -> dict[str, AgentFactory]:
+    own = _engine_plugin(slug).agents
+    factories: dict[str, AgentFactory] = {"random": RandomAgent}
+    if own:
+        factories.update(cast(Mapping[str, AgentFactory], _attribute(own)))
+    return factories
+
+
+def agent_names(slug: str) -> list[str]:
+    """ "random" first, then the game's own agents in name order."""
+    return ["random", *sorted(set(_agents(slug)) - {"random"})]
+
+
+def make_agent(slug: str, name: str, seed: int) -> Agent:
+    factories = _agents(slug)
+    if name not in factories:
+        known = ", ".join(agent_names(slug))
+        raise UnknownName(f"unknown agent '{name}' for {slug} (agents: {known})")
+    return factories[name](seed)

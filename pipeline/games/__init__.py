@@ -1,20 +1,19 @@
 """Per-game Python: only what a game's data cannot say about itself.
 
-A game module (``pipeline/games/<slug with underscores>.py``) may define:
-
-- ``DATA_MODELS: dict[str, type[pydantic.BaseModel]]`` -- for a card kind, the model that
-  its ``data`` field must validate against (e.g. Bless effects, BLDNG project elements);
-  the loader validates each card's ``data`` with it and the JSON Schema includes it.
-- ``check(game: GameSource, cards: list[CardSource]) -> Iterable[CardProblem]`` -- checks
-  particular to the game (e.g. every BLDNG project is completable with the deck's Forme).
-  ``card.data`` is still the plain dict/list read from YAML.
+Each game with Python is a package ``pipeline/games/<slug with underscores>/`` exporting
+``PLUGIN`` (pipeline.engine.plugin.GamePlugin), registered as an entry point of the group
+``cartiera.games``. Its ``data_models`` map a card kind to the pydantic model its ``data``
+must validate against; its ``check(game, cards)`` yields the game's own CardProblems (e.g.
+every BLDNG project is completable with the deck's Forme); its ``engine`` builds the rules.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
-from types import ModuleType
+from types import SimpleNamespace
+from typing import Any
+
+from pipeline.engine.registry import plugin
 
 
 @dataclass(frozen=True)
@@ -27,10 +26,11 @@ class CardProblem:
     warning: bool = False
 
 
-def game_module(slug: str) -> ModuleType | None:
-    try:
-        return importlib.import_module(f"{__name__}.{slug.replace('-', '_')}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"{__name__}.{slug.replace('-', '_')}":
-            return None
-        raise
+def game_module(slug: str) -> Any:
+    """The game's data checks as the loader reads them (``DATA_MODELS``, ``check``), from
+    its registered plugin; None for a game without Python."""
+    found = plugin(slug)
+    if found is None:
+        return None
+    checks = {"check": found.check} if found.check is not None else {}
+    return SimpleNamespace(DATA_MODELS=dict(found.data_models), **checks)

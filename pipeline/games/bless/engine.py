@@ -9,16 +9,12 @@ A decision with a single option is taken by the engine and is not an action.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from sqlalchemy import Engine
+from pipeline.engine.core import Action, CardRecord, Chance, Event, IllegalAction
 
-from pipeline.catalog import read_game
-
-from .bless_effects import (
+from .effects import (
     ALT,
     ASIDE,
     ECO,
@@ -38,7 +34,6 @@ from .bless_effects import (
     Effects,
     Frame,
 )
-from .core import Action, Chance, Event, IllegalAction
 from .narrate import narrate_bless
 
 SLUG = "bless"
@@ -143,20 +138,19 @@ class BlessRules:
         self.by_code = {c.code: c.index for c in self.cards}
 
     @classmethod
-    def from_engine(cls, engine: Engine) -> BlessRules:
-        """Read the cards (attributes and structured effects) from the database."""
-        game = read_game(engine, SLUG)
-        cards, payload, texts = [], [], {}
-        for card in sorted(game.cards, key=lambda c: c.number):
-            payload.append([card.number, card.code, card.attributes, card.data, card.copies])
+    def from_records(cls, records: Sequence[CardRecord], digest: str) -> BlessRules:
+        """One CardInfo per copy of each card (attributes and structured effects)."""
+        cards, texts = [], {}
+        for card in sorted(records, key=lambda c: c.number):
             for _ in range(card.copies):
                 index = len(cards)
                 texts[index] = dict(card.texts)
                 cards.append(
-                    CardInfo(index, card.number, card.code, card.name, card.attributes, card.data)
+                    CardInfo(
+                        index, card.number, card.code, card.name, dict(card.attributes), card.data
+                    )
                 )
-        blob = json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()
-        return cls(cards, hashlib.sha256(blob).hexdigest(), texts)
+        return cls(cards, digest, texts)
 
     def new_game(
         self, seed: int, options: Mapping[str, Any] | None = None, chance: Chance | None = None
@@ -297,13 +291,13 @@ class BlessRules:
             return words[value]
         return self.card(value)
 
-    def narrate(self, events: Sequence[Event]) -> list[str]:
+    def narrate(self, events: Sequence[Event], players: int = 2) -> list[str]:
         return narrate_bless(events, self.cards, self.texts)
 
 
-def load(engine: Engine) -> BlessRules:
-    """The Bless rules with the cards of the database behind `engine`."""
-    return BlessRules.from_engine(engine)
+def build_rules(cards: Sequence[CardRecord], digest: str) -> BlessRules:
+    """The Bless rules over these card records (read from cards.db by pipeline.play)."""
+    return BlessRules.from_records(cards, digest)
 
 
 class BlessGame(Effects):
@@ -322,6 +316,7 @@ class BlessGame(Effects):
     ):
         self.rules = rules
         self.info = rules.cards
+        self.num_players = 2
         n = len(self.info)
         self.altar_limit = int(options.get("altar", 5))
         self.max_turns = int(options.get("max_turns", 400))

@@ -16,7 +16,7 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from pipeline.games import bless as vocab
+from . import vocab
 
 MAZZO, VUOTO = 0, 1
 HAND, MAL, PRE, ALT, ASIDE = 2, 3, 4, 5, 6  # per-player zone kinds

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from .bless_effects import ALT, MAL, MAZZO, PRE, VUOTO, CardInfo
-from .core import Event
+from pipeline.engine.core import Event
+
+from .effects import ALT, MAL, MAZZO, PRE, VUOTO, CardInfo
 
 ZONE_WORDS = {MAL: "Maledizione", PRE: "Preghiera"}
 REASONS = {

@@ -1,0 +1,141 @@
+"""The engine platform's shape: a pure core, no import cycles, one registry of games."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pipeline.engine import registry
+from pipeline.engine.plugin import GamePlugin
+from pipeline.games import game_module
+
+PACKAGE = Path(__file__).resolve().parents[1] / "pipeline"
+
+
+def test_the_core_imports_no_database_library():
+    code = (
+        "import sys, pipeline.engine.core, pipeline.engine.registry, pipeline.examples; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node but those under ``if TYPE_CHECKING:`` (imports for type hints only)."""
+    out, todo = [], [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        for child in ast.iter_child_nodes(node):
+            test = getattr(child, "test", None)
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(test):
+                todo += child.orelse
+                continue
+            todo.append(child)
+    return out
+
+
+def _imports(path: Path, name: str, modules: set[str]) -> set[str]:
+    """Every pipeline module `path` imports, at any depth of the file (lazy imports too)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out: set[str] = set()
+    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [f"{base}.{a.name}" for a in node.names] + [base]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                out.add(target)
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    return {name: _imports(path, name, set(files)) for name, path in files.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle_in_pipeline():
+    graph = import_graph()
+    # a package's __init__ re-exporting its own modules is not a cycle between modules
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not name.startswith(f"{t}.")}
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_every_registered_game_is_a_plugin_under_its_slug():
+    plugins = registry.plugins()
+    assert {"bless", "bldng"} <= set(plugins)
+    assert all(isinstance(p, GamePlugin) and p.slug == s for s, p in plugins.items())
+    assert "bless" in registry.engine_slugs()
+    assert registry.plugin("bldng").engine is None or "bldng" in registry.engine_slugs()
+
+
+def test_the_loader_finds_game_checks_through_the_registry():
+    assert dict(registry.plugin("bless").data_models) == game_module("bless").DATA_MODELS
+    assert game_module("bldng").check is registry.plugin("bldng").check
+    assert game_module("no-such-game") is None
+
+
+def test_unknown_names_are_one_line_listing_the_known_ones():
+    with pytest.raises(registry.UnknownName, match=r"no rules engine for the game 'x' \(engines:"):
+        registry.build_rules("x", [], "")
+    with pytest.raises(registry.UnknownName, match=r"unknown agent 'smart'.*random, greedy"):
+        registry.make_agent("bless", "smart", 1)
+    assert registry.agent_names("bless") == ["random", "greedy"]

@@ -1,0 +1,110 @@
+"""Mazzo in Italian: one sentence per event that a reader of a replay or an example needs.
+
+Face-down cards are named only once they are shown, as at the table: the attack says the
+declared ability, and the card appears when the clash or the doubt turns it over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from pipeline.engine.core import Event
+
+if TYPE_CHECKING:
+    from .engine import MazzoRules
+
+ABILITY_NAMES = ("Forza", "Astuzia", "Velocità", "Magia", "Coraggio")
+HOW = {
+    "bottino": "ha il bottino più grande",
+    "spareggio": "a parità di bottino ha il Mazziere",
+    "mazziere": "ha pescato il Mazziere",
+}
+
+
+def player_name(p: int) -> str:
+    return f"Giocatore {p + 1}"
+
+
+def _cards(rules: MazzoRules, cards: Sequence[int]) -> str:
+    names = [rules.names[c] for c in cards]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " e " + names[-1]
+
+
+def _sentence(rules: MazzoRules, e: Event) -> str | None:
+    who = player_name(e.player) if e.player >= 0 else ""
+    other = player_name(1 - e.player) if e.player >= 0 else ""
+    a: Any = e.args
+    match e.kind:
+        case "remove":
+            return f"Si toglie dal mazzo la {rules.names[a[0]]}."
+        case "deal":
+            n = len(a[0])
+            return f"{who} riceve {n} {'carta' if n == 1 else 'carte'}."
+        case "first":
+            return f"Il sorteggio fa attaccare per primo {who}."
+        case "turn":
+            return f"Turno {a[0]}: attacca {who}, difende {other}."
+        case "attack":
+            return f"{who} posa una carta coperta e sfida su {ABILITY_NAMES[a[1]]}."
+        case "last_card":
+            return (
+                f"Resta una carta a testa: senza dichiarare nulla {who} gira "
+                f"{rules.names[a[0]]} e {other} gira {rules.names[a[1]]}."
+            )
+        case "open":
+            return f"{who} risponde scoperto con {rules.names[a[0]]}."
+        case "nonce":
+            return f"{who} dice «non ce l'ho» e posa una carta coperta."
+        case "believe":
+            return f"{who} gli crede e si girano le carte."
+        case "doubt":
+            return (
+                f"{who} dice «dubito», gira {rules.names[a[0]]} e la riprende in mano; "
+                f"{other} riprende la sua carta."
+            )
+        case "show":
+            return f"{who} mostra la mano: {_cards(rules, a[0])}."
+        case "doubt_right":
+            return f"Il dubbio è giusto: {other} aveva {ABILITY_NAMES[a[0]]} e ha mentito."
+        case "doubt_wrong":
+            return f"Il dubbio è sbagliato: {other} non aveva {ABILITY_NAMES[a[0]]}."
+        case "clash":
+            return _clash(rules, e)
+        case "bottino":
+            return f"{who} mette nel suo bottino {_cards(rules, a[0])}."
+        case "blind_draw":
+            return f"{who} pesca a caso, senza guardarla, {rules.names[a[0]]}."
+        case "end":
+            sizes, winner, how = a
+            score = f"bottini {sizes[0]} a {sizes[1]}"
+            if winner < 0:
+                return f"Partita finita, {score}: pari, e nessuno ha il Mazziere nel bottino."
+            return f"Partita finita, {score}: vince {player_name(winner)}, che {HOW[how]}."
+    return None
+
+
+def _clash(rules: MazzoRules, e: Event) -> str:
+    mine, theirs, k, va, vd, winner = e.args
+    if k < 0:
+        what = f"{rules.names[mine]} vale {va}, {rules.names[theirs]} vale {vd}"
+    else:
+        ability = ABILITY_NAMES[k]
+
+        def value(c: int, v: int) -> str:
+            if rules.mazziere[c]:
+                return f"{rules.names[c]} (Mazziere)"
+            return (
+                f"{rules.names[c]} ({ability} {v})" if v else f"{rules.names[c]} (senza {ability})"
+            )
+
+        what = f"{value(mine, va)} contro {value(theirs, vd)}"
+    if winner < 0:
+        return f"Scontro: {what}; pareggio."
+    side = "l'attaccante" if winner == e.player else "il difensore"
+    return f"Scontro: {what}; vince {side}, {player_name(winner)}."
+
+
+def narrate(rules: MazzoRules, events: Sequence[Event]) -> list[str]:
+    """The events as Italian sentences (chance and actions show through what they cause)."""
+    return [s for e in events if (s := _sentence(rules, e))]

@@ -255,6 +255,70 @@ def export_cmd(
         typer.echo(f"wrote {out}", err=True)
 
 
+class SearchFormat(StrEnum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    ids = "ids"
+
+
+@app.command("search")
+@fails_cleanly
+def search_cmd(
+    ctx: typer.Context,
+    words: Annotated[
+        list[str],
+        typer.Argument(
+            help="[GAME] QUERY, e.g. bless 'forma:ombra occhio>=5' or 'gioco:mazzo copie>1'.",
+            show_default=False,
+        ),
+    ],
+    fmt: Annotated[
+        SearchFormat, typer.Option("--format", "-f", help="table, json, csv or ids.")
+    ] = SearchFormat.table,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", min=1, help="At most N cards.")
+    ] = None,
+) -> None:
+    """Find cards with the query language (see games/README.md, "Cercare le carte")."""
+    from .database import open_engine
+    from .query import QueryError
+    from .search import Searcher, render
+
+    if len(words) > 2:
+        raise typer.BadParameter("give at most a game and one query (quote the query)")
+    game, text = (words[0], words[1]) if len(words) == 2 else (None, words[0])
+    project = _project(ctx)
+    if game is not None:
+        _check_games(project, [game])
+    with open_engine(project) as db:
+        try:
+            result = Searcher(db).search(text, game, limit)
+        except QueryError as exc:
+            typer.echo(exc.one_line(), err=True)
+            typer.echo(exc.caret(), err=True)
+            raise typer.Exit(2) from None
+    if fmt is not SearchFormat.table:
+        sys.stdout.write(render(result, fmt.value))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    # on a terminal, names rather than codes, and no shared column that is the same everywhere
+    shared = ("game", "kind", "copies", "deck", "status")
+    rows = result.rows
+    shown = [c for c in result.columns if c not in shared or len({r[c] for r in rows}) > 1]
+    shown.remove("code")
+    table = Table(box=None, header_style="bold")
+    for name in shown:
+        table.add_column(name, justify="right" if name in ("number", "copies") else "left")
+    for row in result.rows:
+        table.add_row(*("" if row[c] is None else str(row[c]) for c in shown))
+    console = Console()
+    console.print(table)
+    console.print(f"{len(result.rows)} cards", style="dim")
+
+
 @app.command("import")
 @fails_cleanly
 def import_cmd(

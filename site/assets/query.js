@@ -1,0 +1,445 @@
+/* The card query language in the browser: the same grammar and the same meaning as
+   pipeline/query.py and pipeline/search.py, over the index that pipeline.search.browser_index
+   writes (folding tables, each game's vocabulary, every card's values). Cartiera's own code;
+   tests/data/search_vectors.yaml is played against both implementations. */
+(function (root) {
+  "use strict";
+
+  var ORDERING = [">=", "<=", ">", "<"];
+
+  function QueryError(message, column, query) {
+    this.message = message;
+    this.column = column;
+    this.query = query;
+  }
+
+  function Folder(index) {
+    var fold = index.fold;
+    this.accents = fold.accents;
+    this.spaces = fold.spaces;
+    this.dropped = fold.dropped;
+  }
+  Folder.prototype.fold = function (text) {
+    var out = "";
+    for (var i = 0; i < text.length; i++) {
+      var ch = text[i];
+      var mapped = Object.prototype.hasOwnProperty.call(this.accents, ch) ? this.accents[ch] : ch;
+      out += mapped;
+    }
+    return out.replace(/[A-Z]/g, function (c) { return c.toLowerCase(); });
+  };
+  Folder.prototype.words = function (text) {
+    var out = this.fold(text), i;
+    for (i = 0; i < this.spaces.length; i++) out = out.split(this.spaces[i]).join(" ");
+    for (i = 0; i < this.dropped.length; i++) out = out.split(this.dropped[i]).join("");
+    return out.split(/\s+/).filter(function (w) { return w.length > 0; }).join(" ");
+  };
+  Folder.prototype.nameKey = function (text) {
+    return this.fold(text).trim().replace(/[\s\-]+/g, "_");
+  };
+
+  /* --- syntax ------------------------------------------------------------------------ */
+
+  var TOKEN = new RegExp(
+    "(\\s+)|(\\()|(\\))" +
+      "|(([\\p{L}_][\\p{L}\\p{N}_]*)(>=|<=|!=|>|<|=|:)(\"[^\"]*\"?|[^\\s()\"]*))" +
+      "|(\"[^\"]*\"?)|(-(?=[^\\s)]))|([^\\s()\"]+)",
+    "uy"
+  );
+
+  function tokens(text) {
+    var out = [], pos = 0, m;
+    while (pos < text.length) {
+      TOKEN.lastIndex = pos;
+      m = TOKEN.exec(text);
+      var col = pos + 1;
+      pos = TOKEN.lastIndex;
+      if (m[1]) continue;
+      if (m[2]) { out.push({ kind: "open", column: col }); continue; }
+      if (m[3]) { out.push({ kind: "close", column: col }); continue; }
+      if (m[4]) {
+        var raw = m[7], vcol = col + m[5].length + m[6].length, phrase = false;
+        if (raw.charAt(0) === '"') {
+          if (raw.length < 2 || raw.charAt(raw.length - 1) !== '"')
+            throw new QueryError("this quotation is never closed", vcol, text);
+          raw = raw.slice(1, -1);
+          phrase = true;
+        }
+        if (!raw.trim())
+          throw new QueryError("expected a value after '" + m[5] + m[6] + "'", vcol, text);
+        out.push({ kind: "term", column: col, term: {
+          field: m[5], op: m[6], value: raw, column: col, valueColumn: vcol, phrase: phrase } });
+        continue;
+      }
+      if (m[8]) {
+        var p = m[8];
+        if (p.length < 2 || p.charAt(p.length - 1) !== '"')
+          throw new QueryError("this quotation is never closed", col, text);
+        if (p.slice(1, -1).trim())
+          out.push({ kind: "term", column: col, term: {
+            field: "", op: ":", value: p.slice(1, -1), column: col, valueColumn: col + 1,
+            phrase: true } });
+        continue;
+      }
+      if (m[9]) { out.push({ kind: "neg", column: col }); continue; }
+      var word = m[10], lower = word.toLowerCase();
+      if (lower === "or") out.push({ kind: "or", column: col });
+      else if (lower === "and") out.push({ kind: "and", column: col });
+      else out.push({ kind: "term", column: col, term: {
+        field: "", op: ":", value: word, column: col, valueColumn: col, phrase: false } });
+    }
+    out.push({ kind: "end", column: text.length + 1 });
+    return out;
+  }
+
+  function Parser(text, generic, folder) {
+    this.text = text;
+    this.tokens = tokens(text);
+    this.i = 0;
+    this.sort = [];
+    this.generic = generic;
+    this.folder = folder;
+  }
+  Parser.prototype.peek = function () { return this.tokens[this.i]; };
+  Parser.prototype.take = function () { return this.tokens[this.i++]; };
+  Parser.prototype.error = function (message, token) {
+    return new QueryError(message, token.column, this.text);
+  };
+  Parser.prototype.parse = function () {
+    var where = this.peek().kind === "end" ? null : this.disjunction(true);
+    var end = this.peek();
+    if (end.kind === "close") throw this.error("this parenthesis closes nothing", end);
+    return { text: this.text, where: where, sort: this.sort };
+  };
+  Parser.prototype.disjunction = function (top) {
+    var parts = [this.conjunction(top)];
+    while (this.peek().kind === "or") {
+      var token = this.take();
+      if (["end", "close", "or"].indexOf(this.peek().kind) >= 0)
+        throw this.error("expected a condition after 'or'", this.peek());
+      var part = this.conjunction(top);
+      if (parts[parts.length - 1] === null || part === null)
+        throw this.error("'or' needs a condition on each side (not ordina:)", token);
+      parts.push(part);
+    }
+    var kept = parts.filter(function (p) { return p !== null; });
+    if (!kept.length) return null;
+    return kept.length === 1 ? kept[0] : { any: kept };
+  };
+  Parser.prototype.conjunction = function (top) {
+    var parts = [];
+    if (this.peek().kind === "or") throw this.error("expected a condition before 'or'", this.peek());
+    while (["end", "close", "or"].indexOf(this.peek().kind) < 0) {
+      if (this.peek().kind === "and") {
+        this.take();
+        if (["end", "close", "or", "and"].indexOf(this.peek().kind) >= 0)
+          throw this.error("expected a condition after 'and'", this.peek());
+        continue;
+      }
+      var node = this.unary(top);
+      if (node !== null) parts.push(node);
+    }
+    if (!parts.length) return null;
+    return parts.length === 1 ? parts[0] : { all: parts };
+  };
+  Parser.prototype.unary = function (top) {
+    var token = this.take();
+    if (token.kind === "neg") {
+      if (["end", "close", "or", "and"].indexOf(this.peek().kind) >= 0)
+        throw this.error("expected a condition after '-'", this.peek());
+      var inner = this.unary(false);
+      if (inner === null) throw this.error("ordina: cannot be negated", token);
+      return { not: inner };
+    }
+    if (token.kind === "open") {
+      if (this.peek().kind === "close")
+        throw this.error("expected a condition inside the parentheses", this.peek());
+      var group = this.disjunction(false);
+      var close = this.take();
+      if (close.kind !== "close") throw this.error("expected ')' to close the parenthesis", close);
+      if (group === null) throw this.error("expected a condition inside the parentheses", close);
+      return group;
+    }
+    if (token.kind === "close") throw this.error("this parenthesis closes nothing", token);
+    var term = token.term;
+    if (this.generic[this.folder.nameKey(term.field)] === "sort") {
+      if (!top) throw this.error("ordina: belongs at the top level of the query", token);
+      var value = term.value, descending = value.charAt(0) === "-";
+      this.sort.push({ field: value.replace(/^-+/, ""), descending: descending,
+                       column: term.valueColumn });
+      return null;
+    }
+    return term;
+  };
+
+  /* --- vocabulary and resolution --------------------------------------------------- */
+
+  function Unknown(message, column) { this.message = message; this.column = column; this.unknown = true; }
+
+  function Engine(index) {
+    this.index = index;
+    this.folder = new Folder(index);
+    this.generic = index.generic;
+  }
+
+  Engine.prototype.attribute = function (game, field) {
+    var key = game.names[this.folder.nameKey(field)];
+    return key ? Object.assign({ key: key }, game.attributes[key]) : null;
+  };
+  Engine.prototype.named = function (raw, table) {
+    var wanted = this.folder.nameKey(raw);
+    for (var key in table) {
+      if (wanted === this.folder.nameKey(key) || wanted === this.folder.nameKey(table[key])) return key;
+    }
+    return null;
+  };
+  Engine.prototype.matchesGame = function (game, raw) {
+    var f = this.folder, sq = function (t) { return f.nameKey(t).split("_").join(""); };
+    return sq(raw) === sq(game.slug) || sq(raw) === sq(game.name);
+  };
+
+  Engine.prototype.equalityOnly = function (term, what) {
+    if (ORDERING.indexOf(term.op) >= 0)
+      throw new QueryError("'" + term.op + "' compares numbers; " + what + " takes ':' or '!='",
+                           term.column, "");
+  };
+  Engine.prototype.wholeNumber = function (term) {
+    if (!/^[+-]?[0-9]+$/.test(term.value))
+      throw new QueryError("expected a whole number after '" + term.field + term.op + "'",
+                           term.valueColumn, "");
+    return parseInt(term.value, 10);
+  };
+  Engine.prototype.numberCondition = function (term, target) {
+    return { target: target, how: "compare", value: this.wholeNumber(term),
+             op: term.op === ":" || term.op === "!=" ? "=" : term.op };
+  };
+  Engine.prototype.attributeCondition = function (term, attr) {
+    var f = this.folder;
+    if (attr.type === "int") return this.numberCondition(term, attr.key);
+    this.equalityOnly(term, attr.label);
+    if (attr.type === "bool") {
+      var b = this.index.boolean[f.fold(term.value)];
+      if (b === undefined)
+        throw new Unknown(attr.label + " is sì or no, not '" + term.value + "'", term.valueColumn);
+      return { target: attr.key, how: "equal", value: b ? 1 : 0 };
+    }
+    if (attr.type === "enum") {
+      var wanted = f.nameKey(term.value), value = null;
+      for (var i = 0; i < attr.values.length; i++) {
+        if (f.nameKey(attr.values[i]) === wanted) { value = attr.values[i]; break; }
+      }
+      if (value === null)
+        throw new Unknown("unknown " + attr.label + " '" + term.value + "'", term.valueColumn);
+      return { target: attr.key, how: attr.multiple ? "member" : "equal", value: value };
+    }
+    return { target: attr.key, how: "contains", value: f.fold(term.value) };
+  };
+  Engine.prototype.genericCondition = function (term, generic, game) {
+    var f = this.folder;
+    if (generic === "copies" || generic === "number") return this.numberCondition(term, generic);
+    this.equalityOnly(term, term.field);
+    if (generic === "name") return { target: "name", how: "contains", value: f.fold(term.value) };
+    if (generic === "text") return { target: "text", how: "words", value: term.value };
+    if (generic === "game") {
+      if (!this.matchesGame(game, term.value))
+        throw new Unknown("unknown game '" + term.value + "'", term.valueColumn);
+      return { how: "constant", value: true };
+    }
+    if (generic === "status") {
+      var status = this.index.status[f.fold(term.value)];
+      if (status === undefined)
+        throw new QueryError("unknown status '" + term.value +
+                             "' (use ufficiale, ricostruito or incompleto)", term.valueColumn, "");
+      return { target: "status", how: "equal", value: status };
+    }
+    if (generic === "kind") {
+      var kind = this.named(term.value, game.kinds);
+      if (kind === null) throw new Unknown("unknown card kind '" + term.value + "'", term.valueColumn);
+      return { target: "kind", how: "equal", value: kind };
+    }
+    var deck = this.named(term.value, game.decks);
+    if (deck === null) throw new Unknown("unknown deck '" + term.value + "'", term.valueColumn);
+    return { target: "deck", how: "equal", value: deck };
+  };
+  Engine.prototype.resolve = function (term, game) {
+    var f = this.folder;
+    if (!term.field) return { target: "name", how: "contains", value: f.fold(term.value) };
+    var attr = this.attribute(game, term.field);
+    var generic = this.generic[f.nameKey(term.field)];
+    if (generic === undefined) generic = null;
+    if (attr !== null) {
+      try {
+        return this.attributeCondition(term, attr);
+      } catch (e) {
+        if (!e.unknown || generic === null) throw e;
+      }
+    }
+    if (generic === null) throw new Unknown("unknown attribute '" + term.field + "'", term.column);
+    return this.genericCondition(term, generic, game);
+  };
+
+  Engine.prototype.checkTerms = function (node, games, text) {
+    if (node === null) return;
+    if (node.not) { this.checkTerms(node.not, games, text); return; }
+    var children = node.all || node.any;
+    if (children) { for (var c = 0; c < children.length; c++) this.checkTerms(children[c], games, text); return; }
+    var first = null;
+    var isGame = !!node.field && this.generic[this.folder.nameKey(node.field)] === "game";
+    var scope = isGame ? this.index.games : games;
+    for (var g = 0; g < scope.length; g++) {
+      try {
+        this.resolve(node, scope[g]);
+        return;
+      } catch (e) {
+        if (!e.unknown) throw new QueryError(e.message, e.column, text);
+        if (first === null) first = e;
+      }
+    }
+    throw new QueryError(first.message, first.column, text);
+  };
+
+  var SORTABLE = ["copies", "number", "name", "kind", "deck", "status", "game"];
+  Engine.prototype.checkSort = function (sort, games, text) {
+    for (var i = 0; i < sort.length; i++) {
+      var key = sort[i];
+      if (SORTABLE.indexOf(this.generic[this.folder.nameKey(key.field)]) >= 0) continue;
+      var self = this;
+      if (games.some(function (g) { return self.attribute(g, key.field) !== null; })) continue;
+      throw new QueryError("cannot sort by unknown field '" + key.field + "'", key.column, text);
+    }
+  };
+
+  /* --- evaluation ------------------------------------------------------------------ */
+
+  Engine.prototype.test = function (node, game, card) {
+    if (node.not) return !this.test(node.not, game, card);
+    var i;
+    if (node.all) { for (i = 0; i < node.all.length; i++) if (!this.test(node.all[i], game, card)) return false; return true; }
+    if (node.any) { for (i = 0; i < node.any.length; i++) if (this.test(node.any[i], game, card)) return true; return false; }
+    var cond;
+    try {
+      cond = this.resolve(node, game);
+    } catch (e) {
+      if (e.unknown) return false;
+      throw e;
+    }
+    var result = this.condition(cond, game, card);
+    return node.op === "!=" ? !result : result;
+  };
+  Engine.prototype.value = function (card, target) {
+    if (Object.prototype.hasOwnProperty.call(card, target)) return card[target];
+    var v = card.attributes[target];
+    return v === undefined ? null : v;
+  };
+  Engine.prototype.condition = function (cond, game, card) {
+    var f = this.folder;
+    if (cond.how === "constant") return cond.value;
+    if (cond.how === "words") {
+      var prefix = /\*$/.test(cond.value);
+      var wanted = f.words(cond.value.replace(/\*+$/, ""));
+      if (!wanted || !game.texts.length) return false;
+      var needle = " " + wanted + (prefix ? "" : " ");
+      return card.texts.some(function (t) { return (" " + f.words(t || "") + " ").indexOf(needle) >= 0; });
+    }
+    var v = this.value(card, cond.target);
+    if (v === null) return false;
+    if (cond.how === "contains") return f.fold(String(v)).indexOf(cond.value) >= 0;
+    if (cond.how === "member") return (", " + v + ", ").indexOf(", " + cond.value + ", ") >= 0;
+    if (cond.how === "equal") return v === cond.value;
+    switch (cond.op) {
+      case "=": return v === cond.value;
+      case ">=": return v >= cond.value;
+      case "<=": return v <= cond.value;
+      case ">": return v > cond.value;
+      case "<": return v < cond.value;
+    }
+    return false;
+  };
+  Engine.prototype.sortValue = function (key, game, card) {
+    var generic = this.generic[this.folder.nameKey(key.field)];
+    var attr = this.attribute(game, key.field);
+    var v;
+    if (attr !== null) {
+      v = card.attributes[attr.key];
+      if (v === null || v === undefined) return [null, null];
+      if (attr.type === "int" || attr.type === "bool") return [Number(v), null];
+      return [null, this.folder.fold(String(v))];
+    }
+    if (generic === "copies" || generic === "number") return [card[generic], null];
+    if (["name", "kind", "deck", "status"].indexOf(generic) >= 0) return [null, this.folder.fold(card[generic])];
+    if (generic === "game") return [null, game.slug];
+    return [null, null];
+  };
+
+  function compare(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+
+  Engine.prototype.search = function (text, gameSlug) {
+    var parser = new Parser(text, this.generic, this.folder);
+    var query = parser.parse();
+    var games = this.index.games;
+    if (gameSlug) {
+      games = games.filter(function (g) { return g.slug === gameSlug; });
+      if (!games.length) throw new QueryError("the database holds no game '" + gameSlug + "'", 1, text);
+    }
+    this.checkTerms(query.where, games, text);
+    this.checkSort(query.sort, games, text);
+    var rows = [], self = this;
+    games.forEach(function (game) {
+      game.cards.forEach(function (card) {
+        if (query.where !== null && !self.test(query.where, game, card)) return;
+        var keys = query.sort.map(function (k) { return self.sortValue(k, game, card); });
+        rows.push({ game: game.slug, card: card, position: games.indexOf(game), keys: keys });
+      });
+    });
+    rows.sort(function (a, b) {
+      for (var i = 0; i < query.sort.length; i++) {
+        var ka = a.keys[i], kb = b.keys[i], desc = query.sort[i].descending;
+        var na = ka[0] === null && ka[1] === null, nb = kb[0] === null && kb[1] === null;
+        if (na !== nb) return na ? 1 : -1;
+        if ((ka[0] === null) !== (kb[0] === null)) return ka[0] === null ? 1 : -1;
+        var c = ka[0] !== null ? compare(ka[0], kb[0]) : 0;
+        if (c === 0 && ka[1] !== null && kb[1] !== null) c = compare(ka[1], kb[1]);
+        if (c !== 0) return desc ? -c : c;
+      }
+      return compare(a.position, b.position) || compare(a.card.number, b.card.number) ||
+             compare(a.card.deck, b.card.deck);
+    });
+    return rows.map(function (r) {
+      return { game: r.game, code: r.card.code, number: r.card.number, name: r.card.name,
+               card: r.card };
+    });
+  };
+
+  /* --- the query box on a page ------------------------------------------------------ */
+
+  function mount(box, index, gameSlug, onResult) {
+    var engine = new Engine(index);
+    var input = box.querySelector("input");
+    var error = box.querySelector(".cartiera-query-error");
+    function run(push) {
+      var text = input.value.trim();
+      var url = new URL(window.location.href);
+      if (text) url.searchParams.set("q", text); else url.searchParams.delete("q");
+      if (push) window.history.replaceState(null, "", url);
+      if (!text) { error.textContent = ""; onResult(null); return; }
+      try {
+        var rows = engine.search(text, gameSlug);
+        error.textContent = "";
+        box.classList.remove("cartiera-query-invalid");
+        onResult(rows);
+      } catch (e) {
+        if (!(e instanceof QueryError)) throw e;
+        box.classList.add("cartiera-query-invalid");
+        error.textContent = "Colonna " + e.column + ": " + e.message;
+        onResult(null, e);
+      }
+    }
+    input.addEventListener("input", function () { run(true); });
+    var initial = new URL(window.location.href).searchParams.get("q");
+    if (initial) input.value = initial;
+    run(false);
+    return { run: run, engine: engine };
+  }
+
+  root.CartieraQuery = { Engine: Engine, QueryError: QueryError, mount: mount };
+})(typeof window !== "undefined" ? window : this);

@@ -3,19 +3,21 @@ and the map from the seed document's paragraphs to the clauses that carry them."
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .sources import SeedMapSource, TermSource
+from .sources import SeedMapSource, SeedParagraph, TermSource
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 NUMBERED = re.compile(
     r"^(?P<number>\d+(?:\.\d+)?)\.?\s+(?P<title>.+?)\s*\{#(?P<anchor>[a-z0-9]+(?:-[a-z0-9]+)*)\}$"
 )
 FENCE = re.compile(r"^\s*(```|~~~)")
+WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass
@@ -128,6 +130,31 @@ def seed_paragraphs(path: Path) -> list[tuple[int, str]]:
     return [(n, line.strip()) for n, line in enumerate(lines, start=1) if line.strip()]
 
 
+def fold(text: str) -> str:
+    """Lowercase without accents: 'Perché È' -> 'perché è' -> 'perche e'."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def words(text: str) -> list[str]:
+    """The normalised words of a text: what seed paragraphs and copied runs are counted in."""
+    return WORD.findall(fold(text))
+
+
+def paragraph_key(text: str) -> str:
+    """A paragraph as compared: folded, spaces collapsed; punctuation kept, so '-' is not '|'."""
+    return " ".join(fold(text).split())
+
+
+def fingerprint(text: str) -> str:
+    """What seedmap.yaml writes for a long paragraph, whose text is not ours to copy."""
+    return hashlib.sha256(paragraph_key(text).encode("utf-8")).hexdigest()[:12]
+
+
+# A paragraph of this many words or more is named by fingerprint, never by its text.
+LONG_PARAGRAPH = 8
+
+
 @dataclass(frozen=True)
 class CoverageProblem:
     entry: int | None  # index in seedmap.paragraphs, None for an uncovered seed line
@@ -138,18 +165,33 @@ class CoverageProblem:
 def check_coverage(
     seedmap: SeedMapSource, paragraphs: list[tuple[int, str]], anchors: set[str]
 ) -> Iterator[CoverageProblem]:
-    """Every seed paragraph is covered; every entry covers one and names real clauses."""
-    covered: set[int] = set()
+    """Every seed paragraph is mapped by exactly one entry, and every entry names exactly
+    one whole paragraph and real clauses (or says why no clause carries it)."""
+    by_print: dict[str, list[int]] = {}
+    for number, text in paragraphs:
+        by_print.setdefault(fingerprint(text), []).append(number)
+    text_at = dict(paragraphs)
+    covered: dict[int, int] = {}  # seed line -> entry index
     for index, entry in enumerate(seedmap.paragraphs):
-        starts = entry.starts.strip()
-        hits = [n for n, text in paragraphs if text.startswith(starts)]
-        if not hits:
+        found = _entry_line(seedmap.seed, entry, by_print, text_at)
+        if isinstance(found, CoverageProblem):
+            yield CoverageProblem(index, found.message, found.hint)
+        elif found in covered:
             yield CoverageProblem(
                 index,
-                f"no paragraph of {seedmap.seed} starts with '{starts[:60]}'",
-                "copy the paragraph's opening words",
+                f"{seedmap.seed}:{found} is already mapped by entry {covered[found] + 1}",
+                "map each paragraph once: merge the two entries",
             )
-        covered.update(hits)
+        else:
+            covered[found] = index
+            if entry.starts and not paragraph_key(text_at[found]).startswith(
+                paragraph_key(entry.starts)
+            ):
+                yield CoverageProblem(
+                    index,
+                    f"label '{entry.starts}' is not how {seedmap.seed}:{found} starts",
+                    "copy the paragraph's first few words, or drop starts:",
+                )
         if not entry.clauses and not entry.reason:
             yield CoverageProblem(
                 index,
@@ -163,11 +205,61 @@ def check_coverage(
                 )
     for number, text in paragraphs:
         if number not in covered:
+            how = (
+                f"text: {text!r}"
+                if len(words(text)) < LONG_PARAGRAPH
+                else f"fingerprint: {fingerprint(text)}"
+            )
             yield CoverageProblem(
                 None,
                 f"{seedmap.seed}:{number} is not mapped to any clause: '{text[:60]}'",
-                "add an entry to seedmap.yaml",
+                f"add an entry with {how}"
+                + (f" and line: {number}" if len(by_print[fingerprint(text)]) > 1 else ""),
             )
+
+
+def _entry_line(
+    seed: str, entry: SeedParagraph, by_print: dict[str, list[int]], text_at: dict[int, str]
+) -> int | CoverageProblem:
+    """The one seed line an entry names, or why it names none or several."""
+    if (entry.text is None) == (entry.fingerprint is None):
+        return CoverageProblem(None, "an entry needs either text: or fingerprint:")
+    if entry.text is not None and len(words(entry.text)) >= LONG_PARAGRAPH:
+        return CoverageProblem(
+            None,
+            f"text: holds {len(words(entry.text))} words of the seed, which are not ours",
+            f"write fingerprint: {fingerprint(entry.text)} and a short starts: label",
+        )
+    wanted = entry.fingerprint or fingerprint(entry.text or "")
+    shown = f"'{entry.text}'" if entry.text is not None else f"fingerprint {wanted}"
+    hits = by_print.get(wanted, [])
+    if entry.line is not None:
+        if entry.line in hits:
+            return entry.line
+        return CoverageProblem(
+            None,
+            f"{seed}:{entry.line} is not the paragraph {shown}"
+            + (f" (that is on lines {_lines(hits)})" if hits else ""),
+            "correct line:",
+        )
+    if not hits:
+        return CoverageProblem(
+            None,
+            f"no paragraph of {seed} is {shown}",
+            "name the whole paragraph: its text when short, else the fingerprint "
+            "that validate prints for an unmapped line",
+        )
+    if len(hits) > 1:
+        return CoverageProblem(
+            None,
+            f"{shown} matches {len(hits)} paragraphs of {seed} (lines {_lines(hits)})",
+            "an entry maps one paragraph: add line: to say which, one entry per line",
+        )
+    return hits[0]
+
+
+def _lines(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
 
 
 def slugify(text: str) -> str:

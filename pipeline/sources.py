@@ -139,7 +139,13 @@ class GlossarySource(Strict):
 
 
 class SeedParagraph(Strict):
-    starts: str = Field(min_length=1)
+    """One paragraph of the seed, named by its whole text (when short) or its fingerprint;
+    `starts` is a label for people, `line` picks one of several identical paragraphs."""
+
+    text: str | None = Field(default=None, min_length=1)
+    fingerprint: str | None = Field(default=None, pattern=r"^[0-9a-f]{12}$")
+    starts: str | None = Field(default=None, min_length=1)
+    line: int | None = Field(default=None, ge=1)
     clauses: list[str] = []
     reason: str | None = None
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from . import provenance
 from .load import LoadedGame, load_games
 from .problems import Problem, as_json, count, github_annotation
 from .project import Project
@@ -30,10 +31,13 @@ class Report:
 
 def validate(project: Project, slugs: Sequence[str] | None = None, layout: bool = True) -> Report:
     """Load and check every game; with `layout`, also lay out every card face and report
-    text that does not fit its box."""
+    text that does not fit its box; with the seeds at hand, report text copied from them."""
     games = load_games(project, slugs)
     if layout:
         check_text_fit(project, games)
+    if project.seeds_dir is not None:
+        for game in games:
+            game.problems += provenance.check_game(project, game, project.seeds_dir)
     problems = [p for game in games for p in game.problems]
     return Report(games=games, problems=problems)
 

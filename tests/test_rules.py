@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import GAMES, edit
 
-from pipeline.rules import check_coverage, parse_rules, seed_paragraphs
-from pipeline.sources import SeedMapSource
+from pipeline.rules import check_coverage, fingerprint, parse_rules, seed_paragraphs
+from pipeline.sources import SeedMapSource, SeedParagraph
 from pipeline.yamlfile import read_yaml
 
 
@@ -37,13 +37,17 @@ def test_every_seed_paragraph_is_mapped_to_clauses_in_the_database(
         }
     assert anchors, "the rules are in the database"
     assert list(check_coverage(seedmap, paragraphs, anchors)) == []
-    covered = {
-        n
+    named = [
+        [
+            n
+            for n, text in paragraphs
+            if fingerprint(text) == (entry.fingerprint or fingerprint(entry.text or ""))
+            and entry.line in (None, n)
+        ]
         for entry in seedmap.paragraphs
-        for n, text in paragraphs
-        if text.startswith(entry.starts.strip())
-    }
-    assert covered == {n for n, _ in paragraphs}
+    ]
+    assert all(len(lines) == 1 for lines in named)
+    assert sorted(n for lines in named for n in lines) == [n for n, _ in paragraphs]
     mapped = {a for entry in seedmap.paragraphs for a in entry.clauses}
     assert mapped <= anchors
 
@@ -107,11 +111,39 @@ def test_broken_glossary_link_and_ruling_clause(project: Path, cli) -> None:
 def test_seedmap_entry_that_matches_nothing(project: Path, seeds: Path, cli) -> None:
     seedmap = project / "games/mazzo/seedmap.yaml"
     text = seedmap.read_text(encoding="utf-8")
-    starts = next(line for line in text.splitlines() if line.strip().startswith("- starts:"))
-    edit(seedmap, starts, starts.split(":")[0] + ': "Questa frase non è nel seed"')
-    run = cli(project, "validate", "mazzo")
+    entry = next(line for line in text.splitlines() if line.strip().startswith("- text:"))
+    edit(seedmap, entry, entry.split(":")[0] + ': "Non è nel seed"')
+    run = cli(project, "validate", "mazzo", "--no-layout")
     assert run.exit_code == 1
-    assert "starts with 'Questa frase non è nel seed'" in run.stdout
+    assert "games/mazzo/seedmap.yaml:" in run.stdout
+    assert "no paragraph of 003_e385d80ec961e911.txt is 'Non è nel seed'" in run.stdout
+
+
+def test_seedmap_entry_matching_several_paragraphs_is_an_error(
+    project: Path, seeds: Path, cli
+) -> None:
+    # BLITZ's seed has "x9" on lines 2 to 5: an entry must say which one it maps.
+    edit(project / "games/blitz/seedmap.yaml", '- text: "x9"\n    line: 2\n', '- text: "x9"\n')
+    run = cli(project, "validate", "blitz", "--no-layout")
+    assert run.exit_code == 1
+    assert "'x9' matches 4 paragraphs of 001_a280695654dff160.txt (lines 2, 3, 4, 5)" in run.stdout
+
+
+def test_seedmap_entry_names_a_whole_paragraph_not_its_start(
+    shared_project: Path, seeds: Path
+) -> None:
+    seedmap = _seedmap("blitz", shared_project)
+    paragraphs = seed_paragraphs(seeds / seedmap.seed)
+    rules = (shared_project / "games/blitz/rules.md").read_text(encoding="utf-8")
+    anchors = {c.anchor for c in parse_rules(rules)[0]}
+    # "x" is line 21 alone: it no longer covers "x9"; a long paragraph is no text of ours.
+    lone = SeedParagraph(text="x", reason="segno isolato")
+    long = SeedParagraph(text=paragraphs[-1][1], clauses=["composizione"])
+    planted = seedmap.model_copy(update={"paragraphs": [lone, long]})
+    problems = [p.message for p in check_coverage(planted, paragraphs, anchors)]
+    assert f"{seedmap.seed}:2 is not mapped to any clause: 'x9'" in problems
+    assert not any(m.startswith(f"{seedmap.seed}:21 ") for m in problems)
+    assert any(m.startswith("text: holds") and "which are not ours" in m for m in problems)
 
 
 def test_glossary_terms_and_their_uses_are_in_the_database(shared_project: Path) -> None:

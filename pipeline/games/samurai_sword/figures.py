@@ -1,0 +1,133 @@
+"""The balance figures of Samurai Sword: side win rates, endings, length, characters, weapons.
+
+``summarize`` reads one finished game (its log and final table); ``figures`` turns many
+summaries into tables, rates with their 95% Wilson intervals.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.engine.plugin import FigureTable
+
+from .cards import TEAMS
+from .state import SamuraiState
+
+ENDINGS = ("ferita", "mazzo", "bushido", "ultimo-in-piedi")
+ENDING_NAMES = {
+    "ferita": "onore perso per una ferita",
+    "mazzo": "onore perso a mazzo esaurito",
+    "bushido": "onore perso alla prova del Bushido",
+    "ultimo-in-piedi": "un solo giocatore con resistenza",
+}
+
+
+def rate(successes: int, trials: int) -> dict[str, float]:
+    """A rate cell of a figure table, with its 95% Wilson interval."""
+    from pipeline.simulate import wilson
+
+    low, high = wilson(successes, trials)
+    return {"rate": successes / trials if trials else 0.0, "low": low, "high": high, "n": trials}
+
+
+def summarize(state: SamuraiState) -> dict[str, Any]:
+    """What one finished game gives the figures, as plain JSON values."""
+    cards, n = state.cards, state.num_players
+    outcome = state.outcome()
+    winners = set(outcome.winners) if outcome else set()
+    weapons: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for event in state.log:
+        if event.kind == "attack":
+            weapons[cards.code[event.args[1]]][0] += 1
+        elif event.kind == "wound" and cards.is_weapon[event.args[3]]:
+            weapons[cards.code[event.args[3]]][1] += event.args[0]
+    return {
+        "players": n,
+        "winner": state.team(next(iter(winners))) if winners else "",
+        "teams": sorted({state.team(p) for p in range(n)}),
+        "how": outcome.how if outcome else "",
+        "turns": state.turns,
+        "characters": [[cards.code[state.char[p]], p in winners] for p in range(n)],
+        "weapons": dict(weapons),
+    }
+
+
+def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[FigureTable]:
+    games = len(summaries)
+    by_count: dict[int, list[Mapping[str, Any]]] = defaultdict(list)
+    for s in summaries:
+        by_count[int(s["players"])].append(s)
+    sides = []
+    for count in sorted(by_count):
+        group = by_count[count]
+        wins = Counter(s["winner"] for s in group)
+        present = [t for t in TEAMS if any(t in s["teams"] for s in group)]
+        sides += [(count, t, rate(wins[t], len(group))) for t in present]
+    endings = Counter(s["how"] for s in summaries)
+    turns = sorted(int(s["turns"]) for s in summaries)
+    buckets = Counter(10 * (t // 10) for t in turns)
+    played: Counter[str] = Counter()
+    won: Counter[str] = Counter()
+    for s in summaries:
+        for code, side_won in s["characters"]:
+            played[code] += 1
+            won[code] += bool(side_won)
+    weapon_plays: Counter[str] = Counter()
+    weapon_damage: Counter[str] = Counter()
+    for s in summaries:
+        for code, (plays, damage) in s["weapons"].items():
+            weapon_plays[code] += plays
+            weapon_damage[code] += damage
+    per_game = max(games, 1)
+    return [
+        FigureTable(
+            "lati",
+            "Vittorie di ogni squadra",
+            ("giocatori", "squadra", "vittorie"),
+            tuple((c, t, r) for c, t, r in sides),
+            chart="bars",
+        ),
+        FigureTable(
+            "finali",
+            "Come finisce la partita",
+            ("fine", "partite", "quota"),
+            tuple(
+                (ENDING_NAMES[h], endings[h], rate(endings[h], games))
+                for h in ENDINGS
+                if endings[h]
+            ),
+            chart="bars",
+        ),
+        FigureTable(
+            "durata",
+            "Durata in turni",
+            ("turni", "partite"),
+            tuple((f"{b}-{b + 9}", buckets[b]) for b in sorted(buckets)),
+            chart="histogram",
+        ),
+        FigureTable(
+            "personaggi",
+            "Vittorie della squadra di ogni personaggio",
+            ("personaggio", "partite", "vittorie"),
+            tuple((code, played[code], rate(won[code], played[code])) for code in sorted(played)),
+            chart="bars",
+        ),
+        FigureTable(
+            "armi",
+            "Le armi: quante volte si giocano e quante ferite fanno",
+            ("arma", "attacchi per partita", "ferite per partita", "ferite per attacco"),
+            tuple(
+                (
+                    code,
+                    round(weapon_plays[code] / per_game, 3),
+                    round(weapon_damage[code] / per_game, 3),
+                    round(weapon_damage[code] / weapon_plays[code], 3)
+                    if weapon_plays[code]
+                    else 0.0,
+                )
+                for code in sorted(weapon_plays, key=lambda c: (-weapon_plays[c], c))
+            ),
+        ),
+    ]

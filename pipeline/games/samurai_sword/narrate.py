@@ -1,0 +1,104 @@
+"""Samurai Sword events told in Italian, for replays and worked examples (our own words)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pipeline.engine.core import Event
+
+from .cards import Cards
+
+HOW = {
+    "ferita": "un giocatore ha ceduto il suo ultimo punto onore dopo l'ultima ferita",
+    "mazzo": "il mazzo si è esaurito e qualcuno è rimasto senza onore",
+    "bushido": "la prova del Bushido è costata l'ultimo punto onore",
+    "ultimo-in-piedi": "un solo giocatore ha ancora punti resistenza",
+}
+WHY = {
+    "limite": "per restare con 7 carte in mano",
+    "parata": "per parare",
+    "richiesta": "per non subire la ferita",
+    "bushido": "per superare la prova del Bushido",
+    "geisha": "per effetto della Geisha",
+}
+
+
+def who(p: int) -> str:
+    return f"il giocatore {p + 1}"
+
+
+def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
+    """One sentence per event worth telling; chance and bare actions are left out."""
+    name = cards.name
+    out: list[str] = []
+
+    def card(c: int) -> str:
+        return name[c] if c >= 0 else "nessuna carta"
+
+    tell: dict[str, Callable[[int, tuple], str]] = {
+        "setup": lambda p, a: (
+            f"Il giocatore {p + 1} è {name[cards.index[a[1]]]} ({a[2]} resistenza, "
+            f"{a[3]} onore, {a[4]} carte in mano)."
+        ),
+        "shogun": lambda p, a: f"Lo Shogun è {who(p)} e comincia la partita.",
+        "turn": lambda p, a: f"Turno {a[0]}: tocca al giocatore {p + 1}.",
+        "recover": lambda p, a: f"Il giocatore {p + 1} recupera fino a {a[0]} resistenza.",
+        "bushido_test": lambda p, a: (
+            f"Prova del Bushido: {who(p)} gira {card(a[0])}"
+            + (", un'arma." if a[1] else ", che non è un'arma.")
+        ),
+        "bushido_pass": lambda p, a: f"Il Bushido passa al giocatore {a[0] + 1}.",
+        "bushido_lost": lambda p, a: f"Il Bushido di {who(p)} finisce negli scarti.",
+        "draw": lambda p, a: (
+            f"Il giocatore {p + 1} prende {a[0]} {'carta' if a[0] == 1 else 'carte'}"
+            + (" dalla cima degli scarti." if a[1] == "scarti" else " dal mazzo.")
+        ),
+        "deck_out": lambda p, a: (
+            f"Il mazzo è finito: si rimescolano {a[0]} carte degli scarti e tutti perdono "
+            "1 punto onore."
+        ),
+        "honour": lambda p, a: (
+            f"Il giocatore {p + 1} cede 1 punto onore al giocatore {a[2] + 1} (gliene restano "
+            f"{a[3]})."
+            if a[2] >= 0
+            else f"Il giocatore {p + 1} perde 1 punto onore (gliene restano {a[3]})."
+        ),
+        "attack": lambda p, a: (
+            f"Il giocatore {p + 1} attacca {who(a[0])} con {card(a[1])} "
+            f"(difficoltà dell'attacco {a[2]})."
+        ),
+        "parry": lambda p, a: f"Il giocatore {p + 1} para l'attacco con {card(a[0])}.",
+        "wound": lambda p, a: (
+            f"Il giocatore {p + 1} subisce {a[0]} "
+            f"{'ferita' if a[0] == 1 else 'ferite'} e resta con {a[1]} resistenza."
+        ),
+        "harmless": lambda p, a: f"Il giocatore {p + 1} è indifeso.",
+        "place": lambda p, a: (
+            f"Il giocatore {p + 1} mette {card(a[0])} davanti "
+            + ("a sé." if a[1] == p else f"al giocatore {a[1] + 1}.")
+        ),
+        "play": lambda p, a: (
+            f"Il giocatore {p + 1} gioca {card(a[0])}"
+            + (f" scegliendo {who(a[1])}." if a[1] >= 0 else ".")
+        ),
+        "discard": lambda p, a: (
+            f"Il giocatore {p + 1} scarta {card(a[0])} {WHY.get(a[1], '')}".rstrip() + "."
+        ),
+        "take": lambda p, a: (
+            f"Il giocatore {p + 1} prende {card(a[0])} dalla mano del giocatore {a[1] + 1}."
+        ),
+        "heal": lambda p, a: f"Il giocatore {p + 1} torna a {a[0]} resistenza.",
+        "ability": lambda p, a: (
+            f"Il giocatore {p + 1} rinuncia a 1 resistenza per pescare una carta."
+        ),
+        "end_turn": lambda p, a: f"Il giocatore {p + 1} chiude il turno.",
+        "score": lambda p, a: f"Punteggio della squadra {a[0]}: {a[1]}.",
+        "end": lambda p, a: (
+            f"La partita finisce perché {HOW.get(a[0], a[0])}: vince la squadra {a[1]}."
+        ),
+    }
+    for event in events:
+        sentence = tell.get(event.kind)
+        if sentence is not None:
+            out.append(sentence(event.player, event.args))
+    return out

@@ -1,0 +1,426 @@
+"""The turn of Samurai Sword and every card effect: legal actions and how they resolve.
+
+Actions are small tuples: ``("gioca", card, target, extra)`` plays a card from the hand
+(target -1 when there is none; extra is the property a Geisha discards, else -1),
+``("abilita",)`` is Nobunaga's ability, ``("fine",)`` ends the turn, ``("scarta", card)``
+discards (hand limit, Grido di battaglia, Jujitsu, Bushido), ``("para", card)`` parries a
+weapon (a Parata, or a weapon for Hanzo), ``("subisci",)`` takes the wounds or the loss,
+``("onore",)`` gives up the honour point of the Bushido test, ``("pesca", source)`` picks
+Ieyasu's first draw ("scarti" or "mazzo"). Every effect is read from the card tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.engine.core import Action, Event, IllegalAction
+
+END: Action = ("fine",)
+TAKE: Action = ("subisci",)
+HONOUR: Action = ("onore",)
+ABILITY: Action = ("abilita",)
+FROM_DISCARD: Action = ("pesca", "scarti")
+FROM_DECK: Action = ("pesca", "mazzo")
+HAND_LIMIT = 7  # rule 5.6
+
+
+class Turn:
+    """The turn structure (rules 5-9) over the table kept by SamuraiState."""
+
+    __slots__ = ()
+
+    # The table (see SamuraiState); declared for type checkers only.
+    cards: Any
+    num_players: int
+    log: list[Event]
+    chance: Any
+    res: list[int]
+    maxres: list[int]
+    honour: list[int]
+    hands: list[list[int]]
+    front: list[list[int]]
+    deck: list[int]
+    discard: list[int]
+    aggression: list[int]
+    active: int
+    who: int
+    turns: int
+    weapons_used: int
+    phase: str
+    ctx: tuple[int, ...]
+    queue: list[int]
+    over: Any
+    _legal: list[Action] | None
+
+    # -- legal actions ---------------------------------------------------------------------
+
+    def legal_actions(self) -> list[Action]:
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _compute_legal(self) -> list[Action]:
+        if self.over:
+            return []
+        phase, p, cards = self.phase, self.who, self.cards
+        hand = self.hands[p]
+        if phase == "main":
+            return self._main_actions(p)
+        if phase == "scarto":
+            return [("scarta", c) for c in sorted(set(hand))]
+        if phase == "parata":
+            out: list[Action] = [("para", c) for c in sorted(set(hand)) if cards.is_parry[c]]
+            if self.ability(p).parata_con_arma and len(hand) > 1:  # type: ignore[attr-defined]
+                out += [("para", c) for c in sorted(set(hand)) if cards.is_weapon[c]]
+            return [*out, TAKE]
+        if phase == "risposta":
+            fits = self._required(self.ctx[1])
+            return [*(("scarta", c) for c in sorted(set(hand)) if fits[c]), TAKE]
+        if phase == "bushido":
+            return [*(("scarta", c) for c in sorted(set(hand)) if cards.is_weapon[c]), HONOUR]
+        return [FROM_DISCARD, FROM_DECK]  # "pesca": Ieyasu's choice
+
+    def _main_actions(self, p: int) -> list[Action]:
+        cards, n = self.cards, self.num_players
+        others = [(p + k) % n for k in range(1, n)]
+        out: list[Action] = []
+        weapons_left = self.weapons_used < self.weapon_limit(p)  # type: ignore[attr-defined]
+        kojiro = self.ability(p).portata_illimitata  # type: ignore[attr-defined]
+        targets: list[tuple[int, int]] | None = None
+        for c in sorted(set(self.hands[p])):
+            kind = cards.kind[c]
+            if kind == "arma":
+                if not weapons_left:
+                    continue
+                if targets is None:
+                    targets = [
+                        (t, 0 if kojiro else self.difficulty(p, t))  # type: ignore[attr-defined]
+                        for t in others
+                        if not self.harmless(t)  # type: ignore[attr-defined]
+                    ]
+                reach = cards.difficulty[c]
+                out += [("gioca", c, t, -1) for t, need in targets if need <= reach]
+            elif kind == "proprieta":
+                if not cards.honour_test[c]:
+                    out.append(("gioca", c, p, -1))
+                elif not any(cards.honour_test[x] for f in self.front for x in f):
+                    out += [("gioca", c, t, -1) for t in range(n)]
+            elif kind == "azione":
+                out += self._action_plays(c, p, others)
+        if self.ability(p).resistenza_per_carta and self.res[p] > 1:  # type: ignore[attr-defined]
+            out.append(ABILITY)
+        out.append(END)
+        return out
+
+    def _action_plays(self, c: int, p: int, others: list[int]) -> list[Action]:
+        effect = self.cards.action[c]
+        what = effect.effetto
+        if what == "parata":
+            return []  # only as an answer to a weapon (rule 6.5)
+        if what == "scarta":
+            plays = [
+                ("gioca", c, t, x)
+                for t in range(self.num_players)
+                for x in sorted(set(self.front[t]))
+            ]
+            return plays + [("gioca", c, t, -1) for t in others if self.hands[t]]
+        if what == "prendi":
+            return [("gioca", c, t, -1) for t in others if self.hands[t]]
+        if effect.pesca_scelto:
+            return [("gioca", c, t, -1) for t in others]
+        return [("gioca", c, -1, -1)]
+
+    def _required(self, card: int) -> list[bool]:
+        needs = self.cards.action[card].richiede
+        return self.cards.is_parry if needs == "parata" else self.cards.is_weapon
+
+    # -- applying an action ----------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        if action not in self.legal_actions():
+            raise IllegalAction(f"{action} is not legal now ({self.phase})")
+        p = self.who
+        self._legal = None
+        self.log.append(Event("action", p, tuple(action)))
+        phase = self.phase
+        if phase == "main":
+            self._main(p, action)
+        elif phase == "scarto":
+            self._lose_card(p, action[1], "limite")
+            if len(self.hands[p]) <= HAND_LIMIT:
+                self._next_turn()
+        elif phase == "parata":
+            self._answer_attack(p, action)
+        elif phase == "risposta":
+            self._answer_call(p, action)
+        elif phase == "bushido":
+            self._answer_bushido(p, action)
+        else:
+            self._draw_phase_rest(p, action == FROM_DISCARD)
+
+    def _main(self, p: int, action: Action) -> None:
+        if action == END:
+            self.log.append(Event("end_turn", p))
+            if len(self.hands[p]) > HAND_LIMIT:
+                self.phase = "scarto"
+            else:
+                self._next_turn()
+            return
+        if action == ABILITY:  # Nobunaga: 1 resistence, never the last, for a card
+            self.res[p] -= 1
+            self.log.append(Event("ability", p, ("resistenza",)))
+            self._draw(p, 1)
+            return
+        _, c, target, extra = action
+        self.hands[p].remove(c)
+        kind = self.cards.kind[c]
+        if kind == "arma":
+            self._attack(p, target, c)
+        elif kind == "proprieta":
+            self.front[target].append(c)
+            self.log.append(Event("place", p, (c, target)))
+        else:
+            self.discard.append(c)
+            self.log.append(Event("play", p, (c, target)))
+            self._act(p, c, target, extra)
+
+    # -- weapons (rules 6.4-6.7) -----------------------------------------------------------
+
+    def _attack(self, p: int, target: int, c: int) -> None:
+        self.weapons_used += 1
+        self.aggression[p * self.num_players + target] += 1
+        need = self.difficulty(p, target)  # type: ignore[attr-defined]
+        self.log.append(Event("attack", p, (target, c, need)))
+        self.discard.append(c)  # rule 6.4: parried or not, the weapon goes to the discards
+        self.who, self.phase, self.ctx = target, "parata", (p, c)
+        if self.legal_actions() == [TAKE]:  # nothing to parry with: no decision to take
+            self._legal = None
+            self._answer_attack(target, TAKE)
+
+    def _answer_attack(self, target: int, action: Action) -> None:
+        attacker, weapon = self.ctx
+        self.who, self.phase, self.ctx = attacker, "main", ()
+        if action != TAKE:
+            self._lose_card(target, action[1], "parata")
+            self.log.append(Event("parry", target, (action[1], attacker)))
+            return
+        cards = self.cards
+        amount = (
+            cards.damage[weapon]
+            + sum(cards.extra_wounds[x] for x in self.front[attacker])
+            + self.ability(attacker).ferite_inflitte  # type: ignore[attr-defined]
+        )
+        amount = max(1, amount + self.ability(target).ferite_subite)  # type: ignore[attr-defined]
+        lost = self._wound(target, amount, attacker, weapon)
+        if self.over or not lost:
+            return
+        # Ruling abilita-pesca: the wounded player's draw first, then the attacker's.
+        self._draw(target, lost * self.ability(target).pesca_per_ferita)  # type: ignore[attr-defined]
+        if not self.over:
+            self._draw(attacker, self.ability(attacker).pesca_se_ferisce)  # type: ignore[attr-defined]
+
+    def _wound(self, p: int, amount: int, by: int, card: int) -> int:
+        """Take resistance away (never below 0); the last point costs an honour (6.7)."""
+        before = self.res[p]
+        lost = min(before, amount)
+        self.res[p] = before - lost
+        self.log.append(Event("wound", p, (lost, self.res[p], by, card)))
+        if before and not self.res[p]:
+            self.log.append(Event("harmless", p))
+            if by >= 0 and by != p:
+                self.honour[p] -= 1
+                self.honour[by] += 1
+                self.log.append(Event("honour", p, (-1, "ferita", by, self.honour[p])))
+                if self.honour[p] <= 0:
+                    self.finish("ferita")  # type: ignore[attr-defined]
+                    return lost
+            standing = [q for q in range(self.num_players) if self.res[q]]
+            if len(standing) == 1:  # ruling ultimo-in-piedi
+                self.finish("ultimo-in-piedi", self.team(standing[0]))  # type: ignore[attr-defined]
+        return lost
+
+    # -- actions (rules 7.6-7.13) ----------------------------------------------------------
+
+    def _act(self, p: int, c: int, target: int, extra: int) -> None:
+        effect = self.cards.action[c]
+        what = effect.effetto
+        if what == "scarta":
+            if extra >= 0:
+                self.front[target].remove(extra)
+                self.discard.append(extra)
+                self.log.append(Event("discard", target, (extra, "geisha")))
+            else:
+                self._lose_card(target, self._random_card(target), "geisha")
+        elif what == "prendi":
+            taken = self._random_card(target)
+            self.hands[target].remove(taken)
+            self.hands[p].append(taken)
+            self.log.append(Event("take", p, (taken, target)))
+        elif what == "cura":
+            self.res[p] = self.maxres[p]
+            self.log.append(Event("heal", p, (self.res[p],)))
+            self._draw(target, effect.pesca_scelto)
+        elif what == "pesca":
+            self._draw(p, effect.pesca)
+            for q in self._others_in_order(p):
+                if self.over:
+                    return
+                self._draw(q, effect.pescano_altri)
+        else:  # "richiesta": Grido di battaglia, Jujitsu (rules 7.10, 7.11)
+            self.queue = self._others_in_order(p)
+            self.ctx = (p, c)
+            self._next_call()
+
+    def _others_in_order(self, p: int) -> list[int]:
+        """Ruling azioni-collettive: one at a time, from the player on the left."""
+        n = self.num_players
+        return [(p + k) % n for k in range(1, n)]
+
+    def _next_call(self) -> None:
+        caster, card = self.ctx
+        fits = self._required(card)
+        wounds = self.cards.action[card].ferite
+        while self.queue and not self.over:
+            q = self.queue[0]
+            if self.harmless(q) or self.ability(q).solo_armi:  # type: ignore[attr-defined]
+                self.queue.pop(0)
+                continue
+            if any(fits[x] for x in self.hands[q]):
+                self.who, self.phase = q, "risposta"
+                return
+            self.queue.pop(0)
+            self._wound(q, wounds, caster, card)
+        self.who, self.phase, self.ctx = self.active, "main", ()
+
+    def _answer_call(self, q: int, action: Action) -> None:
+        caster, card = self.ctx
+        self.queue.pop(0)
+        if action == TAKE:
+            self._wound(q, self.cards.action[card].ferite, caster, card)
+        else:
+            self._lose_card(q, action[1], "richiesta")
+        if not self.over:
+            self._next_call()
+
+    # -- cards moving ----------------------------------------------------------------------
+
+    def _lose_card(self, p: int, c: int, why: str) -> None:
+        self.hands[p].remove(c)
+        self.discard.append(c)
+        self.log.append(Event("discard", p, (c, why)))
+
+    def _random_card(self, p: int) -> int:
+        hand = self.hands[p]
+        return hand[self.chance.integer("carta a caso", 0, len(hand) - 1)]
+
+    def _take(self) -> int:
+        """The top card of the deck, the deck running out first if it is empty (rule 9.2)."""
+        if not self.deck:
+            self.deck, self.discard = self.discard, []
+            self.log.append(Event("deck_out", -1, (len(self.deck),)))
+            if self.deck:
+                self.chance.shuffle("mazzo", self.deck)
+            for q in range(self.num_players):
+                self.honour[q] -= 1
+                self.log.append(Event("honour", q, (-1, "mazzo", -1, self.honour[q])))
+            if min(self.honour) <= 0:
+                self.finish("mazzo")  # type: ignore[attr-defined]
+                return -1
+            if not self.deck:  # ruling mazzo-esaurito: nothing to take
+                return -1
+        return self.deck.pop()
+
+    def _draw(self, p: int, count: int, source: str = "mazzo") -> None:
+        drawn = 0
+        for _ in range(count):
+            c = self._take()
+            if c < 0:
+                break
+            self.hands[p].append(c)
+            drawn += 1
+        if count:
+            self.log.append(Event("draw", p, (drawn, source)))
+
+    # -- the turn (rules 5.1-5.6, 7.5) -----------------------------------------------------
+
+    def _next_turn(self) -> None:
+        self.begin_turn((self.active + 1) % self.num_players)
+
+    def begin_turn(self, p: int) -> None:
+        self.active = self.who = p
+        self.turns += 1
+        self.weapons_used = 0
+        self.phase, self.ctx = "main", ()
+        self.log.append(Event("turn", p, (self.turns,)))
+        if not self.res[p]:
+            self.res[p] = self.maxres[p]
+            self.log.append(Event("recover", p, (self.res[p],)))
+        test = self.cards.honour_test
+        if any(test[c] for c in self.front[p]):
+            flipped = self._take()
+            if self.over:
+                return
+            weapon = flipped >= 0 and self.cards.is_weapon[flipped]
+            if flipped >= 0:
+                self.discard.append(flipped)
+            self.log.append(Event("bushido_test", p, (flipped, weapon)))
+            if weapon:
+                if any(self.cards.is_weapon[c] for c in self.hands[p]):
+                    self.phase = "bushido"
+                    return
+                self._bushido_lost(p)
+                if self.over:
+                    return
+            else:
+                self._bushido_pass(p)
+        self._draw_phase(p)
+
+    def _bushido_card(self, p: int) -> int:
+        return next(c for c in self.front[p] if self.cards.honour_test[c])
+
+    def _bushido_pass(self, p: int) -> None:
+        c = self._bushido_card(p)
+        left = (p + 1) % self.num_players
+        self.front[p].remove(c)
+        self.front[left].append(c)
+        self.log.append(Event("bushido_pass", p, (left,)))
+
+    def _bushido_lost(self, p: int) -> None:
+        c = self._bushido_card(p)
+        self.front[p].remove(c)
+        self.discard.append(c)
+        self.honour[p] -= 1
+        self.log.append(Event("bushido_lost", p))
+        self.log.append(Event("honour", p, (-1, "bushido", -1, self.honour[p])))
+        if self.honour[p] <= 0:
+            self.finish("bushido")  # type: ignore[attr-defined]
+
+    def _answer_bushido(self, p: int, action: Action) -> None:
+        if action == HONOUR:
+            self._bushido_lost(p)
+            if self.over:
+                return
+        else:
+            self._lose_card(p, action[1], "bushido")
+            self._bushido_pass(p)
+        self.phase = "main"
+        self._draw_phase(p)
+
+    def _draw_phase(self, p: int) -> None:
+        if self.ability(p).pesca_dagli_scarti and self.discard:  # type: ignore[attr-defined]
+            self.phase = "pesca"
+            return
+        self._draw_phase_rest(p, False)
+
+    def _draw_phase_rest(self, p: int, from_discard: bool) -> None:
+        """Rule 5.3: two cards, +1 for Hideyoshi, +1 for the 3-player Shogun (rule 10.2)."""
+        count = 2 + self.ability(p).pesca_extra  # type: ignore[attr-defined]
+        if self.num_players == 3 and self.kind(p) == "shogun":  # type: ignore[attr-defined]
+            count += 1
+        if from_discard:
+            c = self.discard.pop()
+            self.hands[p].append(c)
+            self.log.append(Event("draw", p, (1, "scarti")))
+            count -= 1
+        self._draw(p, count)
+        self.phase = "main"

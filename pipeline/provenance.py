@@ -43,6 +43,7 @@ class Passage:
     line: int
     text: str
     card: str | None = None
+    source: str | None = None  # the value as written in the file, from `line`, if known
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def find_copies(
 ) -> Iterator[Hit]:
     """Every run of MIN_WORDS or more counting words that a passage shares with the seed."""
     for passage in passages:
-        found = tokens(passage.text, passage.line, protected)
+        found = _located(tokens(passage.text, passage.line, protected), passage)
         runs = [
             run
             for run in seed.shared_runs(found)
@@ -136,16 +137,41 @@ def rules_passage(path: Path, shown: str) -> list[Passage]:
     return [Passage(shown, 1, path.read_text(encoding="utf-8"))] if path.exists() else []
 
 
+def _located(found: list[Token], passage: Passage) -> list[Token]:
+    """Give each word the line it is written on, when the value's source has the same words
+    (a folded block scalar spreads one value over many lines)."""
+    if passage.source is None:
+        return found
+    written = tokens(passage.source, passage.line, ())
+    if [t.word for t in written] != [t.word for t in found]:
+        return found
+    return [Token(t.word, w.line, t.counts) for t, w in zip(found, written, strict=True)]
+
+
 def yaml_passages(doc: YamlDoc, items: str, fields: Sequence[str]) -> Iterator[Passage]:
     """The text values `fields` of each entry of `items` (a list), located at their line."""
     entries = doc.data.get(items) if isinstance(doc.data, dict) else None
+    lines = doc.path.read_text(encoding="utf-8").splitlines()
     for index, entry in enumerate(entries if isinstance(entries, list) else []):
         if not isinstance(entry, dict):
             continue
         card = entry.get("id") if items == "cards" else None
         for path, value in _texts(entry, fields):
-            line, _ = doc.locate((items, index, *path))
-            yield Passage(doc.display, line or 1, value, card)
+            line, column = doc.locate((items, index, *path))
+            line = line or 1
+            yield Passage(doc.display, line, value, card, _source(lines, line, column or 1))
+
+
+def _source(lines: list[str], line: int, column: int) -> str:
+    """The text of the value whose key is at `line`/`column`: the rest of the key's line
+    and every following line indented deeper than the key."""
+    first = lines[line - 1][column - 1 :].split(":", 1)[-1] if line <= len(lines) else ""
+    rest = []
+    for text in lines[line:]:
+        if text.strip() and len(text) - len(text.lstrip()) < column:
+            break
+        rest.append(text)
+    return "\n".join([first, *rest])
 
 
 def _texts(entry: dict[str, Any], fields: Sequence[str]) -> Iterator[tuple[tuple[str, ...], str]]:

@@ -10,13 +10,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import unicodedata
+import zipfile
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +32,7 @@ from . import gamespec
 from .artifacts import artifacts
 from .catalog import AttributeInfo, CardInfo, GameInfo, game_slugs, read_game
 from .database import open_engine
-from .markup import TermLinker, escape_html
+from .markup import escape_html
 from .problems import Problem, SourceError
 from .project import Project
 from .render.images import ImageOptions, build_images
@@ -42,10 +46,20 @@ from .rulebook import (
     ruling_views,
     term_anchors,
 )
-from .settings import _LenientLoader
+from .settings import _LenientLoader, placeholder_site_url_warning, site_url
+from .site_balance import balance_page
+from .site_rules import (
+    TermLinks,
+    anchors_of,
+    link_references,
+    number_anchor,
+    paragraphs_html,
+)
 from .templating import environment
 
-GENERATED = ("index.md", "giochi")
+GENERATED = ("index.md", "giochi", "scarica")
+OFFLINE_ZIP = "cartiera-sito-offline.zip"
+QUERY_SCRIPT = "assets/query.js"
 IMAGE_DPI = 150
 PAGES = [
     ("index.md", "Panoramica"),
@@ -55,6 +69,7 @@ PAGES = [
     ("carte.md", "Carte"),
     ("tabella.md", "Tabella delle carte"),
     ("esempi.md", "Esempi"),
+    ("bilanciamento.md", "Bilanciamento"),
     ("scarica.md", "Scarica"),
 ]
 
@@ -76,8 +91,16 @@ def site_dir(project: Project) -> Path:
     return project.root / "site"
 
 
-def generate(project: Project, with_images: bool = True) -> list[str]:
-    """Write every generated page; return the slugs of the games published."""
+def generate(
+    project: Project,
+    with_images: bool = True,
+    offline: bool = False,
+    warn: Callable[[str], None] | None = None,
+) -> list[str]:
+    """Write every generated page; return the slugs of the games published.
+
+    The served site offers the offline variant's zip on its home page when `cartiera build`
+    made it; the offline variant itself does not."""
     docs = site_dir(project)
     for name in GENERATED:
         target = docs / name
@@ -91,7 +114,7 @@ def generate(project: Project, with_images: bool = True) -> list[str]:
         slugs = game_slugs(engine)
         games = [read_game(engine, slug) for slug in slugs]
     for game in games:
-        _game_pages(project, env, game, with_images)
+        _game_pages(project, env, game, with_images, warn)
     home = env.get_template("site/home.md.j2").render(
         games=[
             {
@@ -107,9 +130,27 @@ def generate(project: Project, with_images: bool = True) -> list[str]:
             for g in games
         ],
         status_labels=STATUS_LABELS,
+        offline=offline,
+        offline_zip=_offline_download(project) if not offline else None,
     )
     _write(docs / "index.md", home)
     return slugs
+
+
+def offline_zip_path(project: Project) -> Path:
+    return project.build_dir / "downloads" / OFFLINE_ZIP
+
+
+def _offline_download(project: Project) -> Download | None:
+    source = offline_zip_path(project)
+    if not source.exists():
+        return None
+    target = site_dir(project) / "scarica" / source.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, target)
+    return Download(
+        source.name, "Il sito completo da consultare senza rete", _size(source.stat().st_size)
+    )
 
 
 def _write(path: Path, text: str) -> None:
@@ -117,39 +158,58 @@ def _write(path: Path, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _game_pages(project: Project, env: Any, game: GameInfo, with_images: bool) -> None:
+def _game_pages(
+    project: Project,
+    env: Any,
+    game: GameInfo,
+    with_images: bool,
+    warn: Callable[[str], None] | None,
+) -> None:
     folder = site_dir(project) / "giochi" / game.slug
     refs = clause_refs(game)
+    anchors = anchors_of(game.sections)
 
+    def texts(depth: str) -> Any:
+        """Rule-like Markdown with references and glossary terms linked, for a page
+        `depth` folders below the game's own."""
+        terms = TermLinks.build(game.terms, f"{depth}glossario.md")
+
+        def link(text: str, skip: str | None = None) -> Markup:
+            return Markup(terms.link(link_references(text, anchors, f"{depth}regole.md"), skip))
+
+        return link
+
+    text = texts("")
     rulings = ruling_views(game)
+    for ruling in rulings:
+        ruling["answer_md"] = text(escape_html(ruling["answer"]))
     by_clause: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for ruling in rulings:
         for ref in ruling["clause_refs"]:
             by_clause[ref.anchor].append(ruling)
-    linker = TermLinker.build(game.terms, lambda t: f"glossario.md#{t.anchor}")
     sections = [
         {
             "number": s.number,
             "title": s.title,
             "anchor": s.anchor,
+            "number_anchor": number_anchor(s.number),
             "level": s.level,
-            "body": Markup(linker.link(escape_html(s.body_md))),
+            "body": Markup(paragraphs_html(s, text)),
         }
         for s in game.sections
     ]
     terms = []
-    for term in game.terms:
-        anchors = term_anchors(term, 8)
+    for term in sorted(game.terms, key=lambda t: _collation(t.term)):
         terms.append(
             {
                 "term": term.term,
                 "anchor": term.anchor,
                 "kind": term.kind,
-                "definition": Markup(escape_html(term.definition_md)),
-                "refs": refs(anchors),
+                "definition": text(escape_html(term.definition_md), skip=term.anchor),
+                "refs": refs(term_anchors(term, 8)),
             }
         )
-    examples = _examples(game)
+    examples = _examples(game, text)
     examples_by_clause: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for example in examples:
         for ref in example["refs"][:1]:
@@ -162,13 +222,19 @@ def _game_pages(project: Project, env: Any, game: GameInfo, with_images: bool) -
         view["cards"] = [_with_image(card, images) for card in deck.cards]
         decks.append(view)
     trim = CARD_SIZES[game.card_size]
-    common = {"game": game, "status_labels": STATUS_LABELS, "source_labels": SOURCE_LABELS}
-    pages = {
+    balance = balance_page(project, game, folder / "bilanciamento", warn)
+    common = {
+        "game": game,
+        "status_labels": STATUS_LABELS,
+        "source_labels": SOURCE_LABELS,
+        "has_balance": balance is not None,
+        "has_examples": bool(examples),
+    }
+    pages: dict[str, tuple[str, dict[str, Any]]] = {
         "index.md": (
             "site/overview.md.j2",
             {
                 "decks": decks,
-                "examples": examples,
                 "incomplete_decks": [d for d in decks if d["status"] == "incomplete"],
                 "card_size": f"{game.card_size} ({trim.width:g} × {trim.height:g} mm)".replace(
                     ".", ","
@@ -181,22 +247,14 @@ def _game_pages(project: Project, env: Any, game: GameInfo, with_images: bool) -
         ),
         "glossario.md": ("site/glossary.md.j2", {"terms": terms}),
         "chiarimenti.md": ("site/rulings.md.j2", {"rulings": rulings}),
-        "carte.md": (
-            "site/cards.md.j2",
-            {
-                "decks": decks,
-                "attributes": game.attributes,
-                "format_value": format_value,
-                "text_labels": game.texts,
-                "image_size": size,
-            },
-        ),
+        "carte.md": ("site/cards.md.j2", {"decks": decks, "image_size": size}),
         "tabella.md": (
             "site/table.md.j2",
             {
                 "cards": game.cards,
                 "columns": game.attributes,
                 "kinds": game.kinds,
+                "decks": game.decks if len(game.decks) > 1 else [],
                 "filters": [a for a in game.attributes if a.type in ("int", "enum")],
                 "format_value": format_value,
                 "cell": _cell,
@@ -210,8 +268,35 @@ def _game_pages(project: Project, env: Any, game: GameInfo, with_images: bool) -
     }
     if examples:
         pages["esempi.md"] = ("site/examples.md.j2", {"examples": examples})
+    if balance is not None:
+        pages["bilanciamento.md"] = ("site/balance.md.j2", {"balance": balance})
     for name, (template, context) in pages.items():
         _write(folder / name, env.get_template(template).render(**common, **context))
+    card_text = texts("../")
+    template = env.get_template("site/card.md.j2")
+    deck_names = {d.code: d.name for d in game.decks}
+    for deck in decks:
+        for card in deck["cards"]:
+            context = {
+                "card": card,
+                "deck_name": deck_names[card.deck] if len(game.decks) > 1 else None,
+                "attributes": [a for a in game.attributes if a.key in card.attributes],
+                "format_value": format_value,
+                "text_labels": game.texts,
+                "texts": {k: card_text(str(md(v))) for k, v in card.texts.items()},
+                "rulings": [r for r in rulings if card in r["cards"]],
+                "examples": [e for e in examples if card.name in e["source"]],
+                "image_size": size,
+                "one_kind": len(game.kinds) == 1,
+                "depth": "../",
+            }
+            _write(folder / "carte" / f"{card.code}.md", template.render(**common, **context))
+
+
+def _collation(word: str) -> str:
+    """Italian alphabetical order: accents and case do not count."""
+    plain = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in plain if not unicodedata.combining(c))
 
 
 def _with_image(card: CardInfo, images: dict[str, str]) -> CardInfo:
@@ -256,14 +341,15 @@ def _size(count: int) -> str:
     return f"{max(1, round(count / 1000))} kB"
 
 
-def _examples(game: GameInfo) -> list[dict[str, Any]]:
+def _examples(game: GameInfo, text: Any) -> list[dict[str, Any]]:
     """Worked examples from the database, narrated (games with a rules engine)."""
     refs = clause_refs(game)
     return [
         {
             "code": e.code,
             "title": e.title,
-            "narration": Markup(escape_html(e.narration_md)),
+            "narration": text(escape_html(e.narration_md)),
+            "source": e.narration_md,
             "refs": refs(e.clauses),
         }
         for e in game.examples
@@ -271,13 +357,14 @@ def _examples(game: GameInfo) -> list[dict[str, Any]]:
 
 
 def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
-    """mkdocs.yml with the generated navigation and absolute paths, under build/."""
+    """mkdocs.yml with the generated navigation, absolute paths and the site's URL, under
+    build/: one tab per game, so the sidebar shows one game at a time."""
     source = project.root / "mkdocs.yml"
     if not source.exists():
         raise SourceError(Problem("error", "mkdocs.yml is missing", file="mkdocs.yml"))
     config = yaml.load(source.read_text(encoding="utf-8"), Loader=_LenientLoader) or {}
     docs = site_dir(project)
-    nav: list[Any] = [{"Home": "index.md"}]
+    nav: list[Any] = [{"Inizio": "index.md"}]
     for slug in slugs:
         folder = docs / "giochi" / slug
         title = _title(folder / "index.md")
@@ -290,10 +377,17 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
         for p in sorted(docs.glob("*.md"))
         if p.name != "index.md"
     ]
+    hooks = [str((project.root / h).resolve()) for h in config.get("hooks", [])]
+    scripts = list(config.get("extra_javascript", []))
+    if (docs / QUERY_SCRIPT).exists():  # the card query language (issue 16), when it lands
+        scripts.append(QUERY_SCRIPT)
     config.update(
         docs_dir=str(docs),
         site_dir=str(project.build_dir / ("site-offline" if offline else "site")),
+        site_url=site_url(project),
         nav=nav,
+        hooks=hooks or [str(Path(__file__).with_name("site_hooks.py"))],
+        extra_javascript=scripts,
     )
     for plugin in config.get("plugins", []):
         if isinstance(plugin, dict) and "offline" in plugin:
@@ -313,9 +407,26 @@ def _title(page: Path) -> str:
     return page.stem.capitalize()
 
 
-def build_site(project: Project, offline: bool = False, with_images: bool = True) -> Path:
-    """Generate the pages and run `mkdocs build --strict`; return the site folder."""
-    slugs = generate(project, with_images)
+def build_site(
+    project: Project,
+    offline: bool = False,
+    with_images: bool = True,
+    warn: Callable[[str], None] | None = None,
+) -> Path:
+    """Generate the pages and run `mkdocs build --strict`; return the site folder.
+
+    `warn` receives one line per thing a publisher should know (the placeholder site URL,
+    downloads that `cartiera build` has not made yet)."""
+    message = placeholder_site_url_warning(project)
+    if message and warn:
+        warn(message)
+    slugs = generate(project, with_images, offline=offline, warn=warn)
+    missing = [a for slug in slugs for a in artifacts(slug) if not a.file(project).exists()]
+    if missing and warn:
+        warn(
+            f"warning: {len(missing)} download files are not built yet, so the Scarica pages "
+            "list them as missing (run `cartiera build`, which builds the site too)"
+        )
     config = mkdocs_config(project, slugs, offline)
     env = {**os.environ, "CARTIERA_OFFLINE": "true" if offline else "false"}
     result = subprocess.run(
@@ -341,9 +452,41 @@ def build_site(project: Project, offline: bool = False, with_images: bool = True
     return project.build_dir / ("site-offline" if offline else "site")
 
 
+def offline_zip(project: Project, folder: Path, target: Path) -> Path:
+    """The offline site as one zip whose bytes depend only on its files."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            name = f"cartiera-offline/{path.relative_to(folder).as_posix()}"
+            info = zipfile.ZipInfo(name, (2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(out.getvalue())
+    return target
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site's own Italian 404 page instead of Python's English one."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.exists():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+
 def serve(folder: Path, port: int) -> None:
     """Serve a built site on localhost until interrupted."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler = functools.partial(_Handler, directory=str(folder))
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         print(f"serving {folder} at http://127.0.0.1:{port}/ (Ctrl-C to stop)")
         with contextlib.suppress(KeyboardInterrupt):

@@ -567,7 +567,7 @@ def site_cmd(
     from .site import serve as serve_site
 
     project = _project(ctx)
-    folder = build_site(project, offline=offline)
+    folder = build_site(project, offline=offline, warn=lambda line: typer.echo(line, err=True))
     typer.echo(f"wrote {project.rel(folder)}")
     if serve:
         serve_site(folder, port)

@@ -8,8 +8,12 @@ result. `built` and `shared_project` copy one database built once per session.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import shutil
+import tempfile
+import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,3 +181,60 @@ def shared_project(tmp_path_factory: pytest.TempPathFactory, _built_once: Path) 
     dest = tmp_path_factory.mktemp("shared") / "proj"
     shutil.copytree(_built_once, dest)
     return dest
+
+
+@pytest.fixture(scope="session")
+def session_site(shared_project: Path) -> Path:
+    """The rules site of `shared_project`, built once per session (`cartiera site`)."""
+    run = invoke(shared_project, "site")
+    assert run.exit_code == 0, run.output
+    return shared_project / "build" / "site"
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def session_server(session_site: Path) -> Iterator[str]:
+    """`session_site` served on a free local port, for the whole session."""
+    handler = functools.partial(_QuietHandler, directory=str(session_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--window-size=1280,1000",
+)
+
+
+@pytest.fixture(scope="session")
+def session_browser() -> Iterator[object]:
+    """One headless Chromium for every browser test of the session (starting one costs
+    seconds); tests must not depend on what an earlier test left open."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)

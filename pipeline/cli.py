@@ -159,6 +159,7 @@ def db_build_cmd(
     ] = False,
 ) -> None:
     """Load and validate every game, then write the database (only if all is valid)."""
+    from .connection import shown
     from .database import build_database, is_current
     from .play import DB_STAGES
     from .validate import validate
@@ -185,11 +186,23 @@ def db_build_cmd(
     for warning in build_database(project, report.games, DB_STAGES):
         typer.echo(warning, err=True)
     cards = sum(len(g.cards) for g in report.games)
-    where = project.rel(project.sqlite_path) if project.sqlite_path else project.db_url
+    where = project.rel(project.sqlite_path) if project.sqlite_path else shown(project.db_url)
     typer.echo(
         f"wrote {where}: {len(report.games)} games, {cards} distinct cards "
         f"in {time.perf_counter() - started:.2f} s"
     )
+
+
+@db_app.command("dump")
+@fails_cleanly
+def db_dump_cmd(ctx: typer.Context) -> None:
+    """Print the database's content as sorted JSON lines, the same on SQLite and PostgreSQL,
+    so two databases can be compared with diff."""
+    from .database import neutral_dump, open_engine
+
+    with open_engine(_project(ctx)) as db:
+        for line in neutral_dump(db):
+            typer.echo(line)
 
 
 @app.command("schema")
@@ -280,7 +293,7 @@ def search_cmd(
         int | None, typer.Option("--limit", "-n", min=1, help="At most N cards.")
     ] = None,
 ) -> None:
-    """Find cards with the query language (see games/README.md, "Cercare le carte")."""
+    """Find cards with the query language (README: "Searching cards")."""
     from .database import open_engine
     from .query import QueryError
     from .search import Searcher, render

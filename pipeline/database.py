@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine, inspect, text
 from sqlmodel import Session, SQLModel, create_engine
 
 from . import gamespec, models, rules
+from .connection import clear_errors, open_database, shown
 from .load import LoadedGame, canonical_json
 from .output import publish
 from .problems import Problem, SourceError
@@ -30,8 +32,9 @@ def build_database(
     """Write every game into the project's database; only valid games reach this point.
 
     A SQLite file is written beside the old one and renamed into place, so a failure at any
-    step leaves the old database byte for byte as it was. Other databases are rebuilt inside
-    one transaction.
+    step leaves the old database byte for byte as it was. Other databases (a team's
+    PostgreSQL server) are rebuilt inside one transaction, serialised by an advisory lock,
+    so a failure leaves them as they were and two builds at once never mix.
     """
     bad = [g.slug for g in games if not g.ok]
     if bad:
@@ -44,19 +47,13 @@ def build_database(
         )
     path = project.sqlite_path
     if path is None:
-        engine = create_engine(project.db_url)
-        try:
-            with engine.begin() as conn:
-                _drop_views(conn, games)
-                SQLModel.metadata.drop_all(conn)
-                SQLModel.metadata.create_all(conn)
-                with Session(bind=conn) as session:
-                    _fill(session, games)
-                    session.flush()
-                _create_views(conn, games)
-        finally:
-            engine.dispose()
-        return [w for stage in stages for w in stage(project.db_url, project, games)]
+        # Any other database receives exactly the rows of a SQLite database built first
+        # (worked examples included), in one transaction.
+        with tempfile.TemporaryDirectory() as tmp:
+            fresh = Path(tmp) / "fresh.db"
+            warnings = write_sqlite(fresh, games, project, stages)
+            copy_database(fresh, project.db_url, games)
+        return warnings
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -344,6 +341,50 @@ def _drop_views(conn, games: Sequence[LoadedGame]) -> None:
         conn.execute(text(f"DROP VIEW IF EXISTS {_quote(gamespec.view_name(loaded.slug))}"))
 
 
+BUILD_LOCK = 7_202_611  # the advisory lock key every `cartiera db build` takes on PostgreSQL
+
+
+def copy_database(source: Path, url: str, games: Sequence[LoadedGame]) -> None:
+    """Replace the content of the database at `url` with the rows of the SQLite `source`."""
+    src = create_engine(f"sqlite:///{source}")
+    dest = open_database(url)
+    try:
+        with src.connect() as read, clear_errors(url), dest.begin() as conn:
+            if dest.dialect.name == "postgresql":
+                conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": BUILD_LOCK})
+            _drop_views(conn, games)
+            SQLModel.metadata.drop_all(conn)
+            SQLModel.metadata.create_all(conn)
+            for table in SQLModel.metadata.sorted_tables:
+                rows = [dict(r._mapping) for r in read.execute(table.select())]
+                if rows:
+                    conn.execute(table.insert(), rows)
+            _create_views(conn, games)
+    finally:
+        src.dispose()
+        dest.dispose()
+
+
+def neutral_dump(db: Engine) -> list[str]:
+    """The database's content as sorted lines of JSON, the same on SQLite and PostgreSQL:
+    a team diffs two databases with it (`cartiera db dump`)."""
+    lines = []
+    with db.connect() as conn:
+        for table in SQLModel.metadata.sorted_tables:
+            for row in conn.execute(table.select()):
+                values = {k: _neutral(v) for k, v in row._mapping.items()}
+                dumped = json.dumps(values, sort_keys=True, ensure_ascii=False)
+                lines.append(f"{table.name} {dumped}")
+        for name in sorted(inspect(conn).get_view_names()):
+            columns = [c["name"] for c in inspect(conn).get_columns(name)]
+            lines.append(f"view {name} {json.dumps(columns)}")
+    return sorted(lines)
+
+
+def _neutral(value: object) -> object:
+    return value if value is None or isinstance(value, (bool, int, float, str)) else str(value)
+
+
 def sorted_dump(path: Path) -> list[str]:
     """The database as SQL statements, sorted: equal content gives an equal dump."""
     with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
@@ -353,14 +394,23 @@ def sorted_dump(path: Path) -> list[str]:
 def is_current(
     project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage] = ()
 ) -> tuple[bool, str]:
-    """Whether the project's SQLite database holds exactly what the sources give."""
+    """Whether the project's database holds exactly what the sources give."""
     path = project.sqlite_path
     if path is None:
-        raise SourceError(
-            Problem(
-                "error", "--check compares SQLite files only", hint="point --db at a SQLite file"
-            )
-        )
+        with tempfile.TemporaryDirectory() as tmp:
+            fresh = Path(tmp) / "fresh.db"
+            write_sqlite(fresh, games, project, stages)
+            new = neutral_dump(create_engine(f"sqlite:///{fresh}"))
+        server = open_database(project.db_url)
+        try:
+            with clear_errors(project.db_url):
+                old = neutral_dump(server)
+        finally:
+            server.dispose()
+        where = shown(project.db_url)
+        if old == new:
+            return True, f"{where} is current"
+        return False, f"{where} is stale ({len(set(old) ^ set(new))} rows differ)"
     if not path.exists():
         return False, f"{project.rel(path)} does not exist"
     with tempfile.TemporaryDirectory() as tmp:
@@ -388,7 +438,7 @@ def open_engine(project: Project) -> Iterator[Engine]:
     url = project.db_url
     if path is not None:
         url = f"sqlite:///file:{path}?mode=ro&uri=true"
-    engine = create_engine(url)
+    engine = open_database(url, check=path is None)
     try:
         yield engine
     finally:

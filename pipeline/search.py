@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -164,16 +165,16 @@ def _equality_only(term: Term, what: str) -> None:
 
 
 def _whole_number(term: Term) -> int:
-    try:
-        return int(term.value)
-    except ValueError:
+    # ASCII digits only (int() would also take "1_000" and other scripts' digits)
+    if re.fullmatch(r"[+-]?[0-9]+", term.value) is None:
         raise QueryError(
             f"expected a whole number after '{term.field}{term.op}'", term.value_column, ""
-        ) from None
+        )
+    return int(term.value)
 
 
 def _number_condition(term: Term, target: str) -> Condition:
-    op = "=" if term.op == ":" else term.op
+    op = "=" if term.op in (":", "!=") else term.op  # "!=" is negated by the caller
     return Condition(target, "compare", _whole_number(term), op)
 
 
@@ -206,7 +207,9 @@ def _generic_condition(term: Term, generic: str, vocab: Vocabulary) -> Condition
     if generic == "text":
         return Condition("text", "words", term.value)
     if generic == "game":
-        return Condition("game", "constant", vocab.matches_game(term.value))
+        if not vocab.matches_game(term.value):
+            raise _Unknown(f"unknown game '{term.value}'", term.value_column)
+        return Condition("game", "constant", True)
     if generic == "status":
         status = STATUS.get(fold(term.value))
         if status is None:
@@ -380,16 +383,20 @@ class _Compiler:
         return none_int, none_text
 
 
-def _check_terms(node: Node | None, games: Sequence[Vocabulary], text: str) -> None:
-    """A word that no game in scope understands is an error, with the nearest name."""
+def _check_terms(
+    node: Node | None, games: Sequence[Vocabulary], everyone: Sequence[Vocabulary], text: str
+) -> None:
+    """A word that no game in scope understands is an error, with the nearest name; a game
+    is named among all the database's games (naming another game finds nothing)."""
     if node is None:
         return
     if isinstance(node, Not):
-        _check_terms(node.node, games, text)
+        _check_terms(node.node, games, everyone, text)
         return
     if isinstance(node, Term):
         first: _Unknown | None = None
-        for vocab in games:
+        is_game = bool(node.field) and GENERIC.get(name_key(node.field)) == "game"
+        for vocab in everyone if is_game else games:
             try:
                 resolve(node, vocab)
                 return
@@ -404,7 +411,7 @@ def _check_terms(node: Node | None, games: Sequence[Vocabulary], text: str) -> N
             message += f" (did you mean '{hint}'?)" if hint else ""
         raise QueryError(message, first.column, text)
     for child in node.nodes:
-        _check_terms(child, games, text)
+        _check_terms(child, games, everyone, text)
 
 
 def _check_sort(sort: Sequence[SortKey], games: Sequence[Vocabulary], text: str) -> None:
@@ -424,12 +431,14 @@ def compile_query(
     games: Sequence[Vocabulary],
     extra: Sequence[str] = (),
     collation: str | None = None,
+    everyone: Sequence[Vocabulary] | None = None,
 ) -> Any:
-    """One SELECT … UNION ALL … statement; `extra` adds view columns (one game only);
-    `collation` names the database's byte-order collation where it is not the default."""
+    """One SELECT … UNION ALL … statement over `games` (of `everyone` in the database);
+    `extra` adds view columns (one game only); `collation` names the database's byte-order
+    collation where it is not the default."""
     if not games:
         raise QueryError("no game to search", 1, query.text)
-    _check_terms(query.where, games, query.text)
+    _check_terms(query.where, games, everyone or games, query.text)
     _check_sort(query.sort, games, query.text)
     selects = []
     for position, vocab in enumerate(games):
@@ -481,7 +490,7 @@ class Searcher:
                 raise QueryError(f"the database holds no game '{game}'", 1, text)
         extra = tuple(games[0].attributes) if len(games) == 1 else ()
         collation = "C" if self.db.dialect.name == "postgresql" else None
-        stmt = compile_query(query, games, extra, collation)
+        stmt = compile_query(query, games, extra, collation, self.games)
         if limit is not None:
             stmt = stmt.limit(limit)
         with self.db.connect() as conn:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pgserver
 import pytest
 from typer.testing import CliRunner
 
@@ -41,6 +42,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help=f"fail, instead of skipping, a test that needs {SEEDS_ENV} or {REFERENCE_ENV} "
         "when it is not set (what CI does)",
+    )
+    parser.addoption(
+        "--require-postgres",
+        action="store_true",
+        help="fail, instead of skipping, a test that needs a PostgreSQL server binary when "
+        "there is none (what CI does)",
     )
 
 
@@ -77,12 +84,26 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """With --require-seeds, a skip that names a seeds/reference setting is a failure."""
     report: pytest.TestReport = yield
-    if report.skipped and item.config.getoption("--require-seeds"):
+    if report.skipped:
         reason = str(report.longrepr[-1] if isinstance(report.longrepr, tuple) else "")
-        if any(name in reason for name in SETTINGS):
+        if item.config.getoption("--require-seeds") and any(n in reason for n in SETTINGS):
             report.outcome = "failed"
             report.longrepr = f"--require-seeds: {reason}"
+        if item.config.getoption("--require-postgres") and pgserver.NO_SERVER in reason:
+            report.outcome = "failed"
+            report.longrepr = f"--require-postgres: {reason}"
     return report
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[pgserver.Server]:
+    """A throw-away PostgreSQL server; skips (fails with --require-postgres) without one."""
+    if pgserver.binaries() is None:
+        pytest.skip(pgserver.NO_SERVER)
+    pytest.importorskip("psycopg", reason="the extra cartiera[postgres] is not installed")
+    server = pgserver.start()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session", autouse=True)

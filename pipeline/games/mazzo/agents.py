@@ -62,7 +62,7 @@ class _View:
         seen = set(self.hand) | set(self.known) | set(obs["out"])
         for pile in obs["bottini"]:
             seen |= set(pile)
-        seen |= {c for c in obs["table"].values() if c >= 0}
+        seen |= {c for c in obs["table"].values() if c is not None and c >= 0}
         self.unseen = [c for c in range(len(rules.codes)) if c not in seen]
         lies = opens = doubts = believes = 0
         for attacker, response, judged, lie in obs["history"]:

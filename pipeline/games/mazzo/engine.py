@@ -13,7 +13,7 @@ from typing import Any
 from pipeline.engine.core import CardRecord, Chance, Event, GameInfo
 
 from .figures import FigureMixin
-from .narrate import narrate
+from .narrate import narrate, position_lines
 from .scenario import ScenarioMixin
 from .state import SLUG, MazzoState
 
@@ -45,6 +45,14 @@ class MazzoRules(ScenarioMixin, FigureMixin):
 
     def narrate(self, events: Sequence[Event], players: int = 2) -> list[str]:
         return narrate(self, events)
+
+    def position_lines(
+        self,
+        position: Mapping[str, Any],
+        players: int = 2,
+        options: Mapping[str, Any] | None = None,
+    ) -> list[str]:
+        return position_lines(self, position)
 
 
 def build_rules(cards: Sequence[CardRecord], digest: str) -> MazzoRules:

@@ -6,7 +6,7 @@ declared ability, and the card appears when the clash or the doubt turns it over
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pipeline.engine.core import Event
@@ -93,7 +93,7 @@ def _clash(rules: MazzoRules, e: Event) -> str:
 
         def value(c: int, v: int) -> str:
             if rules.mazziere[c]:
-                return f"{rules.names[c]} (Mazziere)"
+                return f"{rules.names[c]}, che vince ogni scontro,"
             return (
                 f"{rules.names[c]} ({ability} {v})" if v else f"{rules.names[c]} (senza {ability})"
             )
@@ -102,7 +102,24 @@ def _clash(rules: MazzoRules, e: Event) -> str:
     if winner < 0:
         return f"Scontro: {what}; pareggio."
     side = "l'attaccante" if winner == e.player else "il difensore"
-    return f"Scontro: {what}; vince {side}, {player_name(winner)}."
+    return f"Scontro: {what}; vince {side}, {player_name(winner)}.".replace(",;", ";")
+
+
+def position_lines(rules: MazzoRules, position: Mapping[str, Any]) -> list[str]:
+    """A scenario's starting position in Italian, for the rulebook and the site."""
+    lines = []
+    hands = position.get("hands", [[], []])
+    bottini = position.get("bottini", [[], []])
+    for p in (0, 1):
+        held = [rules.names[rules.card(c)] for c in hands[p]]
+        n = len(bottini[p])
+        loot = f"{n} {'carta' if n == 1 else 'carte'} nel bottino" if n else "bottino vuoto"
+        hand = "in mano " + ", ".join(held) if held else "nessuna carta in mano"
+        lines.append(f"- {player_name(p)}: {hand}; {loot}.")
+    left = len(position.get("riserva", []))
+    lines.append(f"- Riserva: {left} carte." if left else "- La riserva è vuota.")
+    lines.append(f"- Attacca {player_name(position.get('attacker', 1) - 1)}.")
+    return lines
 
 
 def narrate(rules: MazzoRules, events: Sequence[Event]) -> list[str]:

@@ -108,6 +108,8 @@ class ScenarioMixin(MazzoCards):
 
     def describe_event(self, event: Event) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": event.kind, "player": event.player + 1}
+        if event.kind == "action":  # its fields are the action itself
+            return {**out, "action": list(event.args)}
         for name, value in zip(EVENT_FIELDS.get(event.kind, []), event.args, strict=False):
             if name in CARD_FIELDS:
                 value = self.codes[value]
@@ -117,7 +119,7 @@ class ScenarioMixin(MazzoCards):
                 value = ABILITIES[value] if value >= 0 else None
             elif name == "winner":
                 value = value + 1  # 0: nobody (a tie, a draw)
-            elif name == "action" or isinstance(value, tuple):
+            elif isinstance(value, tuple):
                 value = list(value)
             out[name] = value
         return out

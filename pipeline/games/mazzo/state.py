@@ -178,7 +178,7 @@ class MazzoState:
     def apply(self, action: tuple[Any, ...]) -> None:
         if action not in self.legal_actions():
             raise IllegalAction(f"{action} is not legal now ({self.phase})")
-        self.log.append(Event("action", self.current_player(), (action,)))
+        self.log.append(Event("action", self.current_player(), tuple(action)))
         self._do(action)
 
     def is_terminal(self) -> bool:
@@ -387,14 +387,16 @@ class MazzoState:
     def observation(self, player: int) -> dict[str, Any]:
         """Own hand, how many cards the other holds and which of them (or of its face-down
         card) `player` was shown, the bottini (public: their cards were all shown), and the
-        table as `player` sees it (-1: a face-down card)."""
+        table as `player` sees it (None: no card, -1: a face-down card)."""
         other = 1 - player
         hidden = self._face_down(player)
         group = self.hands[other] + ([hidden] if hidden >= 0 else [])
         table = [self.attacker_card, self.defender_card]
-        if player == self.attacker:
+        if player != self.attacker:
             table.reverse()
-        mine, theirs = table
+        mine, theirs = (c if c >= 0 else None for c in table)
+        if hidden >= 0:
+            theirs = -1
         return {
             "player": player,
             "turn": self.turn,
@@ -407,7 +409,7 @@ class MazzoState:
             "reserve": len(self.reserve),
             "bottini": [sorted(b) for b in self.bottini],
             "out": sorted(self.out),
-            "table": {"mine": theirs, "theirs": -1 if hidden >= 0 else mine},
+            "table": {"mine": mine, "theirs": theirs},
             "history": [list(h) for h in self.history],
         }
 

@@ -112,6 +112,7 @@ class ReportFormat(StrEnum):
     text = "text"
     json = "json"
     github = "github"
+    sarif = "sarif"
 
 
 @app.command("validate")
@@ -125,7 +126,10 @@ def validate_cmd(
     fmt: Annotated[
         ReportFormat,
         typer.Option(
-            "--format", "-f", help="text for people, json for tools, github for annotations."
+            "--format",
+            "-f",
+            help="text for people, json for tools, github for annotations, sarif for "
+            "code scanning.",
         ),
     ] = ReportFormat.text,
     layout: Annotated[

@@ -102,3 +102,38 @@ def as_json(problems: Sequence[Problem], summaries: Sequence[dict]) -> str:
         "games": list(summaries),
     }
     return json.dumps(payload, ensure_ascii=False, indent=2)
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def as_sarif(problems: Sequence[Problem], version: str) -> str:
+    """SARIF 2.1.0, so code-scanning tools show each problem on its line of the sources."""
+    results = []
+    for problem in problems:
+        message = problem.message + (f" (fix: {problem.hint})" if problem.hint else "")
+        if problem.card:
+            message = f"{problem.game}/{problem.card}: {message}"
+        result: dict = {
+            "ruleId": "cartiera.source",
+            "level": "error" if problem.is_error else "warning",
+            "message": {"text": message},
+        }
+        if problem.file:
+            location: dict = {"artifactLocation": {"uri": problem.file, "uriBaseId": "SRCROOT"}}
+            if problem.line is not None:
+                region = {"startLine": max(1, problem.line)}
+                if problem.column is not None:
+                    region["startColumn"] = max(1, problem.column)
+                location["region"] = region
+            result["locations"] = [{"physicalLocation": location}]
+        results.append(result)
+    rule = {
+        "id": "cartiera.source",
+        "name": "CardSource",
+        "shortDescription": {"text": "A problem in a game's sources found by cartiera validate"},
+    }
+    tool = {"driver": {"name": "cartiera", "version": version, "rules": [rule]}}
+    run = {"tool": {**tool}, "results": results, "originalUriBaseIds": {"SRCROOT": {"uri": ""}}}
+    payload = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(payload, ensure_ascii=False, indent=2)

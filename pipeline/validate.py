@@ -10,10 +10,10 @@ from typing import Literal
 
 from . import provenance
 from .load import LoadedGame, load_games
-from .problems import Problem, as_json, count, github_annotation
+from .problems import Problem, as_json, as_sarif, count, github_annotation
 from .project import Project
 
-Format = Literal["text", "json", "github"]
+Format = Literal["text", "json", "github", "sarif"]
 
 
 @dataclass
@@ -110,11 +110,22 @@ def _overflow_problem(project: Project, game: LoadedGame, found) -> Problem:
 def render(report: Report, fmt: Format) -> str:
     if fmt == "json":
         return as_json(report.problems, report.summaries())
+    if fmt == "sarif":
+        return as_sarif(report.problems, _version())
     lines = [github_annotation(p) if fmt == "github" else p.one_line() for p in report.problems]
     if lines:
         lines.append("")
     lines += summary_lines(report.summaries())
     return "\n".join(lines)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("cartiera")
+    except PackageNotFoundError:
+        return "0"
 
 
 def summary_lines(rows: Sequence[dict]) -> list[str]:

@@ -14,9 +14,8 @@ HOW = {
     "bushido": "la prova del Bushido è costata l'ultimo punto onore",
     "ultimo-in-piedi": "un solo giocatore ha ancora punti resistenza",
 }
-WHY = {
+WHY = {  # a Parata's discard is told by its "parry" event
     "limite": "per restare con 7 carte in mano",
-    "parata": "per parare",
     "richiesta": "per non subire la ferita",
     "bushido": "per superare la prova del Bushido",
     "geisha": "per effetto della Geisha",
@@ -25,6 +24,14 @@ WHY = {
 
 def who(p: int) -> str:
     return f"il giocatore {p + 1}"
+
+
+def left(points: int) -> str:
+    return f"gliene resta {points}" if points == 1 else f"gliene restano {points}"
+
+
+def resistance(points: int) -> str:
+    return "resta senza resistenza" if points == 0 else f"resta con {points} resistenza"
 
 
 def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
@@ -48,7 +55,7 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
             + (", un'arma." if a[1] else ", che non è un'arma.")
         ),
         "bushido_pass": lambda p, a: f"Il Bushido passa al giocatore {a[0] + 1}.",
-        "bushido_lost": lambda p, a: f"Il Bushido di {who(p)} finisce negli scarti.",
+        "bushido_lost": lambda p, a: f"Il Bushido del giocatore {p + 1} finisce negli scarti.",
         "draw": lambda p, a: (
             f"Il giocatore {p + 1} prende {a[0]} {'carta' if a[0] == 1 else 'carte'}"
             + (" dalla cima degli scarti." if a[1] == "scarti" else " dal mazzo.")
@@ -58,10 +65,9 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
             "1 punto onore."
         ),
         "honour": lambda p, a: (
-            f"Il giocatore {p + 1} cede 1 punto onore al giocatore {a[2] + 1} (gliene restano "
-            f"{a[3]})."
+            f"Il giocatore {p + 1} cede 1 punto onore al giocatore {a[2] + 1} ({left(a[3])})."
             if a[2] >= 0
-            else f"Il giocatore {p + 1} perde 1 punto onore (gliene restano {a[3]})."
+            else f"Il giocatore {p + 1} perde 1 punto onore ({left(a[3])})."
         ),
         "attack": lambda p, a: (
             f"Il giocatore {p + 1} attacca {who(a[0])} con {card(a[1])} "
@@ -70,7 +76,7 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
         "parry": lambda p, a: f"Il giocatore {p + 1} para l'attacco con {card(a[0])}.",
         "wound": lambda p, a: (
             f"Il giocatore {p + 1} subisce {a[0]} "
-            f"{'ferita' if a[0] == 1 else 'ferite'} e resta con {a[1]} resistenza."
+            f"{'ferita' if a[0] == 1 else 'ferite'} e {resistance(a[1])}."
         ),
         "harmless": lambda p, a: f"Il giocatore {p + 1} è indifeso.",
         "place": lambda p, a: (
@@ -82,7 +88,7 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
             + (f" scegliendo {who(a[1])}." if a[1] >= 0 else ".")
         ),
         "discard": lambda p, a: (
-            f"Il giocatore {p + 1} scarta {card(a[0])} {WHY.get(a[1], '')}".rstrip() + "."
+            f"Il giocatore {p + 1} scarta {card(a[0])} {WHY[a[1]]}." if a[1] in WHY else ""
         ),
         "take": lambda p, a: (
             f"Il giocatore {p + 1} prende {card(a[0])} dalla mano del giocatore {a[1] + 1}."
@@ -99,6 +105,7 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
     }
     for event in events:
         sentence = tell.get(event.kind)
-        if sentence is not None:
-            out.append(sentence(event.player, event.args))
+        text = sentence(event.player, event.args) if sentence is not None else ""
+        if text:
+            out.append(text)
     return out

@@ -3,8 +3,7 @@ the expectations only this game has. Players are 1..N here, cards are named by c
 
 A position::
 
-    turno: 1              # whose turn it is (default: the Shogun)
-    fase: gioco           # "gioco": in the play phase; "inizio": the turn is about to begin
+    turno: 1              # whose turn it is, in its play phase (default: the Shogun)
     numero_turno: 3
     armi_giocate: 0
     giocatori:            # one per player, in seat order
@@ -33,7 +32,6 @@ from .turn import ABILITY, END, HONOUR, TAKE
 
 POSITION_KEYS = {
     "turno",
-    "fase",
     "numero_turno",
     "armi_giocate",
     "giocatori",
@@ -135,15 +133,8 @@ def setup_position(cards: Cards, position: Mapping[str, Any], players: int) -> S
     if not 0 <= active < players:
         raise ValueError(f"position.turno: player {active + 1} is not at the table")
     state.turns = int(position.get("numero_turno", 1))
-    phase = position.get("fase", "gioco")
-    if phase == "inizio":
-        state.turns -= 1
-        state.begin_turn(active)
-    elif phase == "gioco":
-        state.active = state.who = active
-        state.weapons_used = int(position.get("armi_giocate", 0))
-    else:
-        raise ValueError("position.fase: use 'gioco' or 'inizio'")
+    state.active = state.who = active
+    state.weapons_used = int(position.get("armi_giocate", 0))
     return state
 
 

@@ -254,12 +254,12 @@ class SamuraiState(Turn):
     def finish(self, how: str, winner_team: str = "") -> None:
         """End the game now (rule 9.3): by points, or for the last player standing."""
         scores = self.team_scores()
-        if not winner_team:
+        if not winner_team:  # by points: the scores are told (not for the last one standing)
             winner_team = max(scores, key=lambda t: (scores[t], TIE_RANK[t]))
+            for team in TEAMS:
+                if team in scores:
+                    self.log.append(Event("score", -1, (team, scores[team])))
         n = self.num_players
-        for team in TEAMS:
-            if team in scores:
-                self.log.append(Event("score", -1, (team, scores[team])))
         self.log.append(Event("end", -1, (how, winner_team)))
         self.how = how
         self.over = Outcome(
@@ -280,6 +280,7 @@ class SamuraiState(Turn):
             "player": player,
             "roles": {str(p): cards.code[self.role[p]] for p in known},
             "teams": {str(p): self.team(p) for p in known},
+            "kinds": {str(p): self.kind(p) for p in known},
             "shogun": shogun,
             "hand": sorted(cards.codes(self.hands[player])),
             "players": [

@@ -338,7 +338,7 @@ class Turn:
                 break
             self.hands[p].append(c)
             drawn += 1
-        if count:
+        if drawn:
             self.log.append(Event("draw", p, (drawn, source)))
 
     # -- the turn (rules 5.1-5.6, 7.5) -----------------------------------------------------

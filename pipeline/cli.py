@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ db_app = typer.Typer(help="Build and check the card database (cards.db).", no_ar
 app.add_typer(db_app, name="db")
 
 F = TypeVar("F", bound=Callable[..., Any])
+MAX_OFFSET_MM = 20.0  # --backs-offset: more than this is not a printer's misalignment
 
 
 def _version() -> str:
@@ -431,10 +433,15 @@ class DeckLayout(StrEnum):
 
 
 def _offset(value: str) -> tuple[float, float]:
+    """X,Y in mm; NaN, infinities and shifts larger than a card are not printer drift."""
     try:
         x, y = (float(part) for part in value.replace(" ", "").split(","))
     except ValueError:
-        raise typer.BadParameter("write it as X,Y in millimetres, e.g. 1.5,-0.5") from None
+        x = y = math.nan
+    if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET_MM for v in (x, y)):
+        raise typer.BadParameter(
+            f"write it as X,Y in millimetres, each within ±{MAX_OFFSET_MM:g}, e.g. 1.5,-0.5"
+        )
     return x, y
 
 
@@ -577,7 +584,7 @@ def site_cmd(
             "--offline", help="Build the variant that works from file:// (build/site-offline)."
         ),
     ] = False,
-    port: Annotated[int, typer.Option("--port", help="Port for --serve.")] = 8000,
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port for --serve.")] = 8000,
 ) -> None:
     """Generate the rules website from the database and build it with MkDocs (strict)."""
     from .site import build_site

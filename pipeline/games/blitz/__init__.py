@@ -1,0 +1,15 @@
+"""BLITZ: the rules engine (cards, state, engine, scenario, figures, narrate) and its agents.
+
+Importing the package stays light: the engine loads only when asked. BLITZ has no data
+checks of its own: cards.yaml declares all the engine reads (kinds and attributes).
+"""
+
+from pipeline.engine.plugin import GamePlugin
+
+PLUGIN = GamePlugin(
+    slug="blitz",
+    engine="pipeline.games.blitz.engine:build_rules",
+    agents="pipeline.games.blitz.agents:AGENTS",
+)
+
+__all__ = ["PLUGIN"]

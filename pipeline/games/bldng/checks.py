@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pipeline.games import CardProblem
 from pipeline.sources import CardSource, GameSource
 
+from .matching import cover
+
 SHAPES = ("Triangolo", "Cerchio", "Quadrato", "Rettangolo")
 COLOURS = ("Giallo", "Verde", "Rosso", "Blu")
 PROJECT_KIND = "progetto"
@@ -92,25 +94,11 @@ def _jolly_needed(
     plain: Counter[tuple[str, str]],
     jolly: list[set[tuple[str, str]]],
 ) -> tuple[int, int]:
-    """(elements missing from the plain Forme, how many of them no Jolly can cover).
-
-    Each Jolly copy stands for one element, so this is a bipartite matching between the
-    missing elements and the Jolly copies (Kuhn's augmenting paths; both sides are small).
-    """
-    missing = [pair for pair, n in need.items() for _ in range(max(0, n - plain[pair]))]
-    owner: dict[int, int] = {}
-
-    def assign(unit: int, seen: set[int]) -> bool:
-        for j, covers in enumerate(jolly):
-            if missing[unit] in covers and j not in seen:
-                seen.add(j)
-                if j not in owner or assign(owner[j], seen):
-                    owner[j] = unit
-                    return True
-        return False
-
-    uncovered = sum(not assign(unit, set()) for unit in range(len(missing)))
-    return len(missing), uncovered
+    """(elements missing from the plain Forme, how many elements the whole deck cannot
+    cover): the same matching the rules engine uses to see a project completed."""
+    short = sum(max(0, n - plain[pair]) for pair, n in need.items())
+    deck = [{pair} for pair, n in plain.items() for _ in range(n)] + jolly
+    return short, sum(need.values()) - cover(need, deck)
 
 
 def _problem(card: CardSource, field: str, message: str, warning: bool = False) -> CardProblem:

@@ -3,8 +3,9 @@
 It reads ``state.observation(me)``, the legal actions and the public card list, never
 another hand or the deck order: it exposes the card that groups best, plays the action that
 gains most (a steal, the BLITZ card on the fullest tables, a swap that completes or breaks
-a collection, Pesca x2 with exposures left), always answers with a Blocca, and draws from
-the deck while there is one.
+a collection, Pesca x2 with exposures left), keeps its Blocca for a steal or a swap that
+breaks a collection, and draws blind from the fullest opponent's hand rather than the deck
+(what a hand holds was kept for a reason: that draw is worth more than the deck's top).
 """
 
 from __future__ import annotations
@@ -23,10 +24,16 @@ ROLE_WORTH = {PESCA: 2.0, SCAMBIA: 2.0, RUBA: 3.0, BLOCCA: 2.5, BLITZ: 5.0}
 
 
 def _value(counts: Sequence[int]) -> float:
-    """Complete collections first (they win), then points."""
+    """Complete collections first (they win), then points, then the largest group that a
+    collection could grow from (a same-type run or a set of different types)."""
     keys = plan_keys(tuple(counts))
-    points = sum(counts) - 4 * len(keys) + sum(8 if k == RAINBOW else 10 for k in keys)
-    return 20.0 * len(keys) + points
+    left = list(counts)
+    for k in keys:
+        for t in range(4) if k == RAINBOW else (k, k, k, k):
+            left[t] -= 1
+    points = sum(left) + sum(8 if k == RAINBOW else 10 for k in keys)
+    progress = max(max(left), sum(1 for c in left if c))
+    return 20.0 * len(keys) + points + 2.0 * progress
 
 
 class GreedyAgent:
@@ -44,13 +51,10 @@ class GreedyAgent:
         table: CardTable = state.rules.table
         kind = state.decision_kind()
         if kind == "respond":
-            return BLOCK
+            return BLOCK if self._worth_blocking(table, seen, me) else legal[1]
         if kind == "draw":
-            return (
-                legal[0]
-                if legal[0] == ("pesca", -1)
-                else max(legal, key=lambda a: seen["hand_sizes"][a[1]])
-            )
+            # a blind draw from the fullest hand beats the deck: it takes what they kept
+            return max(legal, key=lambda a: seen["hand_sizes"][a[1]] if a[1] >= 0 else 0)
         counts = [self._counts(table, t) for t in seen["tables"]]
         if kind == "swap":
             return max(
@@ -65,6 +69,14 @@ class GreedyAgent:
             if value > gain:
                 best, gain = action, value
         return best
+
+    @staticmethod
+    def _worth_blocking(table: CardTable, seen: Mapping[str, Any], me: int) -> bool:
+        """Save the Blocca for what hurts: a steal, or a swap that breaks a collection."""
+        attack = seen["attack"]
+        if table.role[attack[1]] == RUBA:
+            return True
+        return attack[3] == "tavolo" and attack[5] >= 0
 
     @staticmethod
     def _counts(table: CardTable, area: Mapping[str, Any]) -> list[int]:

@@ -219,6 +219,7 @@ class BlitzState:
             "rush": self.rush_on,
             "skip": list(self.skip),
             "chain": [(p, code[card[c]]) for p, c in self.chain],
+            "attack": list(self.chain_action) if self.chain else [],  # announced to all
             "revealed": codes(revealed),
             "exposes_left": self.exposes_left,
             "exposed": self.exposed,

@@ -85,7 +85,8 @@ def fails_cleanly(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except SourceError as exc:
-            typer.echo(exc.problem.one_line(), err=True)
+            for problem in exc.problems:
+                typer.echo(problem.one_line(), err=True)
             raise typer.Exit(1) from None
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
@@ -244,6 +245,26 @@ def schema_cmd(
 class ExportFormat(StrEnum):
     csv = "csv"
     json = "json"
+    xlsx = "xlsx"
+    ods = "ods"
+
+
+DelimiterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--delimiter",
+        help="CSV cell separator, e.g. ';' as Italian Excel writes. Import default: detected.",
+        show_default=False,
+    ),
+]
+EncodingOption = Annotated[
+    str | None,
+    typer.Option(
+        "--encoding",
+        help="CSV text encoding, e.g. cp1252 or utf-8-sig. Import default: detected.",
+        show_default=False,
+    ),
+]
 
 
 @app.command("export")
@@ -252,26 +273,74 @@ def export_cmd(
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
     fmt: Annotated[
-        ExportFormat, typer.Option("--format", "-f", help="csv or json.")
-    ] = ExportFormat.csv,
+        ExportFormat | None,
+        typer.Option(
+            "--format", "-f", help="csv, json, xlsx or ods. Default: from --out, else csv."
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option(
             "--out", "-o", help="File to write. Default: standard output.", dir_okay=False
         ),
     ] = None,
+    delimiter: DelimiterOption = None,
+    encoding: EncodingOption = None,
 ) -> None:
     """Export a game's cards from the database, one row per card (the game's view)."""
+    from .output import atomic_write
     from .spreadsheet import export
 
+    if fmt is None:
+        named = out.suffix.lower().lstrip(".") if out is not None else ""
+        fmt = ExportFormat(named) if named in ExportFormat.__members__ else ExportFormat.csv
+    if fmt in (ExportFormat.xlsx, ExportFormat.ods) and out is None:
+        raise typer.BadParameter(f"a {fmt.value} workbook needs --out FILE", param_hint="--out")
+    if delimiter is not None and len(delimiter) != 1:
+        raise typer.BadParameter("give one character, e.g. ';'", param_hint="--delimiter")
     project = _project(ctx)
     _check_games(project, [game])
-    content = export(project, game, fmt.value)
+    try:
+        content = export(project, game, fmt.value, delimiter or ",", encoding or "utf-8")
+    except LookupError:
+        message = f"unknown encoding '{encoding}'"
+        raise typer.BadParameter(message, param_hint="--encoding") from None
     if out is None:
-        sys.stdout.write(content)
+        sys.stdout.buffer.write(content)
+        sys.stdout.flush()
     else:
-        out.write_text(content, encoding="utf-8")
+        atomic_write(out, content)
         typer.echo(f"wrote {out}", err=True)
+
+
+@app.command("import")
+@fails_cleanly
+def import_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
+    csv_file: Annotated[
+        Path,
+        typer.Argument(
+            help="A table with the columns of `cartiera export`: .csv, .xlsx or .ods.",
+            dir_okay=False,
+        ),
+    ],
+    delimiter: DelimiterOption = None,
+    encoding: EncodingOption = None,
+) -> None:
+    """Write an edited table back into games/GAME/cards.yaml, if every row and the whole game
+    validate; every bad cell is reported with its row and column."""
+    from .spreadsheet import import_csv
+
+    if delimiter is not None and len(delimiter) != 1:
+        raise typer.BadParameter("give one character, e.g. ';'", param_hint="--delimiter")
+    project = _project(ctx)
+    _check_games(project, [game])
+    changed = import_csv(project, game, csv_file, delimiter, encoding)
+    typer.echo(
+        f"games/{game}/cards.yaml: {changed} cards changed"
+        + ("; run `cartiera db build` to update the database" if changed else "")
+    )
 
 
 class SearchFormat(StrEnum):
@@ -336,27 +405,6 @@ def search_cmd(
     console = Console()
     console.print(table)
     console.print(f"{len(result.rows)} cards", style="dim")
-
-
-@app.command("import")
-@fails_cleanly
-def import_cmd(
-    ctx: typer.Context,
-    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
-    csv_file: Annotated[
-        Path, typer.Argument(help="A CSV with the columns of `cartiera export`.", dir_okay=False)
-    ],
-) -> None:
-    """Write an edited CSV back into games/GAME/cards.yaml, if the whole game validates."""
-    from .spreadsheet import import_csv
-
-    project = _project(ctx)
-    _check_games(project, [game])
-    changed = import_csv(project, game, csv_file)
-    typer.echo(
-        f"games/{game}/cards.yaml: {changed} cards changed"
-        + ("; run `cartiera db build` to update the database" if changed else "")
-    )
 
 
 class RulebookPaper(StrEnum):

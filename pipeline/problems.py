@@ -56,6 +56,15 @@ class SourceError(Exception):
     def __init__(self, problem: Problem):
         super().__init__(problem.one_line())
         self.problem = problem
+        self.problems = [problem]
+
+
+class SourceErrors(SourceError):
+    """Several problems found at once (every bad row of a spreadsheet); the CLI prints each."""
+
+    def __init__(self, problems: Sequence[Problem]):
+        super().__init__(problems[0])
+        self.problems = list(problems)
 
 
 def count(problems: Iterable[Problem]) -> tuple[int, int]:

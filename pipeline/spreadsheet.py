@@ -7,9 +7,9 @@ the whole game validates with the new cards.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
+import re
 import shutil
 import tempfile
 from dataclasses import replace
@@ -23,11 +23,13 @@ from . import gamespec
 from .database import open_engine
 from .load import LoadedGame, load_game
 from .output import atomic_write
-from .problems import Problem, SourceError
+from .problems import Problem, SourceError, SourceErrors
 from .project import Project
+from .tables import Rows, read_table, write_table
 from .yamlfile import plain, read_yaml, round_trip_yaml
 
-ExportFormat = Literal["csv", "json"]
+ExportFormat = Literal["csv", "json", "xlsx", "ods"]
+WHOLE = re.compile(r"[+-]?\d+(?:[.,]0+)?")  # 5, 5,0 and 5.0 are all 5 (Excel's decimal comma)
 
 
 def export_rows(project: Project, slug: str) -> tuple[list[str], list[dict[str, Any]]]:
@@ -45,28 +47,40 @@ def export_rows(project: Project, slug: str) -> tuple[list[str], list[dict[str, 
         return columns, [dict(row._mapping) for row in result]
 
 
-def export(project: Project, slug: str, fmt: ExportFormat) -> str:
+def export(
+    project: Project,
+    slug: str,
+    fmt: ExportFormat,
+    delimiter: str = ",",
+    encoding: str = "utf-8",
+) -> bytes:
+    """The game's cards as a file: CSV (any delimiter and encoding), JSON, .xlsx or .ods."""
     columns, rows = export_rows(project, slug)
     if fmt == "json":
         for row in rows:
             if row.get("data") is not None:
                 row["data"] = json.loads(row["data"])
-        return json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: "" if v is None else v for k, v in row.items()})
-    return out.getvalue()
+        return (json.dumps(rows, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    table = [[row[c] for c in columns] for row in rows]
+    return write_table(columns, table, fmt, delimiter, encoding)
 
 
-def import_csv(project: Project, slug: str, csv_path: Path) -> int:
-    """Apply an edited CSV to games/<slug>/cards.yaml; return how many cards changed."""
+def import_csv(
+    project: Project,
+    slug: str,
+    path: Path,
+    delimiter: str | None = None,
+    encoding: str | None = None,
+) -> int:
+    """Apply an edited table (CSV, .xlsx or .ods) to games/<slug>/cards.yaml; return how
+    many cards changed. Nothing is written unless every row and the whole game are valid."""
     loaded = load_game(project, slug)
     if loaded.game is None or not loaded.ok:
         raise SourceError(next(p for p in loaded.problems if p.is_error))
-    shown = str(csv_path)
-    rows = _read_csv(csv_path, shown, loaded)
+    shown = str(path)
+    header, rows = read_table(path, shown, delimiter, encoding)
+    _check_header(header, shown, loaded)
+    _check_cells(header, rows, shown, loaded)
     cards_path = project.games_dir / slug / "cards.yaml"
     doc = read_yaml(cards_path, project.rel(cards_path), game=slug)
     changed = _apply(doc.tree, rows, loaded, shown)
@@ -78,19 +92,9 @@ def import_csv(project: Project, slug: str, csv_path: Path) -> int:
     return changed
 
 
-def _read_csv(path: Path, shown: str, loaded: LoadedGame) -> list[tuple[int, dict[str, str]]]:
+def _check_header(header: list[str], shown: str, loaded: LoadedGame) -> None:
     game = loaded.game
     assert game is not None
-    try:
-        content = path.read_bytes().decode("utf-8-sig")
-    except FileNotFoundError:
-        raise SourceError(Problem("error", "file not found", file=shown)) from None
-    except UnicodeDecodeError:
-        raise SourceError(
-            Problem("error", "not UTF-8", file=shown, hint="export the spreadsheet as CSV UTF-8")
-        ) from None
-    reader = csv.DictReader(io.StringIO(content, newline=""))
-    header = reader.fieldnames or []
     known = {
         *gamespec.FIXED_COLUMNS,
         *game.attributes,
@@ -98,7 +102,7 @@ def _read_csv(path: Path, shown: str, loaded: LoadedGame) -> list[tuple[int, dic
         "note",
         *(gamespec.text_column(k) for k in game.texts),
     }
-    for name in header:
+    for index, name in enumerate(header, start=1):
         if name not in known:
             raise SourceError(
                 Problem(
@@ -106,6 +110,7 @@ def _read_csv(path: Path, shown: str, loaded: LoadedGame) -> list[tuple[int, dic
                     f"unknown column '{name}'",
                     file=shown,
                     line=1,
+                    column=index,
                     game=loaded.slug,
                     hint="use the columns of `cartiera export`",
                 )
@@ -117,20 +122,34 @@ def _read_csv(path: Path, shown: str, loaded: LoadedGame) -> list[tuple[int, dic
                     "error", f"missing column '{required}'", file=shown, line=1, game=loaded.slug
                 )
             )
-    rows = []
-    for row in reader:
-        if None in row:
-            raise SourceError(
-                Problem(
-                    "error",
-                    "row has more cells than the header",
-                    file=shown,
-                    line=reader.line_num,
-                    game=loaded.slug,
-                )
-            )
-        rows.append((reader.line_num, {k: (v or "") for k, v in row.items()}))
-    return rows
+
+
+def _check_cells(header: list[str], rows: Rows, shown: str, loaded: LoadedGame) -> None:
+    """Every cell that cannot hold its column's value, by row and column, all at once."""
+    game = loaded.game
+    assert game is not None
+    numbers = {"number", "copies", *(k for k, a in game.attributes.items() if a.type == "int")}
+    problems = []
+    for line, row in rows:
+        for index, name in enumerate(header, start=1):
+            cell = row.get(name, "").strip()
+            where = {"file": shown, "line": line, "column": index, "game": loaded.slug,
+                     "card": row.get("code") or None}  # fmt: skip
+            if name in numbers and cell:
+                if WHOLE.fullmatch(cell) is None:
+                    message = f"column {name}: '{cell}' is not a whole number"
+                    problems.append(Problem("error", message, hint="write e.g. 5", **where))
+                    continue
+                row[name] = str(int(float(cell.replace(",", "."))))
+            attr = game.attributes.get(name)
+            if attr is not None and attr.type == "enum" and attr.values and cell:
+                values = gamespec.from_cell(attr, cell)
+                for value in values if isinstance(values, list) else [values]:
+                    if value not in attr.values:
+                        message = f"column {name}: '{value}' is not one of {', '.join(attr.values)}"
+                        problems.append(Problem("error", message, **where))
+    if problems:
+        raise SourceErrors(problems)
 
 
 def _card_fields(row: dict[str, str], loaded: LoadedGame, line: int, shown: str) -> dict[str, Any]:
@@ -188,9 +207,7 @@ def _card_fields(row: dict[str, str], loaded: LoadedGame, line: int, shown: str)
     }
 
 
-def _apply(
-    tree: Any, rows: list[tuple[int, dict[str, str]]], loaded: LoadedGame, shown: str
-) -> int:
+def _apply(tree: Any, rows: Rows, loaded: LoadedGame, shown: str) -> int:
     """Update cards.yaml's tree from the rows; only what differs is touched."""
     game = loaded.game
     assert game is not None
@@ -274,10 +291,8 @@ def _update_map(node: CommentedMap, wanted: dict[str, Any]) -> bool:
     return touched
 
 
-def _validate_candidate(
-    project: Project, slug: str, new_text: str, rows: list[tuple[int, dict[str, str]]], shown: str
-) -> None:
-    """Load the game with the new cards.yaml in a scratch copy; raise on the first error."""
+def _validate_candidate(project: Project, slug: str, new_text: str, rows: Rows, shown: str) -> None:
+    """Load the game with the new cards.yaml in a scratch copy; raise with every error."""
     line_of = {row.get("code", "").strip(): line for line, row in rows}
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
@@ -286,8 +301,11 @@ def _validate_candidate(
         candidate = load_game(replace(project, root=scratch), slug)
     errors = [p for p in candidate.problems if p.is_error]
     if errors:
-        first = errors[0]
-        if first.card in line_of:
-            first = replace(first, file=shown, line=line_of[first.card], column=None)
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise SourceError(replace(first, message=first.message + more))
+        raise SourceErrors(
+            [
+                replace(p, file=shown, line=line_of[p.card], column=None)
+                if p.card in line_of
+                else p
+                for p in errors
+            ]
+        )

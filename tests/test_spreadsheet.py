@@ -95,7 +95,7 @@ def test_invalid_import_writes_nothing(built: Path, cli, tmp_path: Path) -> None
     assert run.exit_code == 1
     line = run.stderr.strip()
     assert "\n" not in line
-    assert line.startswith(f"{out}:2: error: bless/re-luce: forma 'Grigio' is not one of")
+    assert line.startswith(f"{out}:2:8: error: bless/re-luce: column forma: 'Grigio' is not one of")
     assert _sources(built) == before
 
 

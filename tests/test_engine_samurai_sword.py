@@ -1,0 +1,757 @@
+"""The Samurai Sword rules engine: one test per rule clause of games/samurai-sword/rules.md
+(named after its anchor), the worked examples, hidden information, seeded random games with
+the invariants, the figures and the heuristic agent."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.catalog import read_game
+from pipeline.database import build_database, open_engine
+from pipeline.engine.agents import RandomAgent
+from pipeline.examples import run_examples
+from pipeline.games.samurai_sword.agents import Warrior
+from pipeline.games.samurai_sword.engine import SamuraiRules, build_rules
+from pipeline.games.samurai_sword.state import SamuraiState
+from pipeline.play import card_records, load_rules
+from pipeline.project import open_project
+from pipeline.validate import validate
+from tests.conftest import ROOT
+
+SLUG = "samurai-sword"
+ROLES = {
+    3: ["shogun", "ninja-1", "ninja-2"],
+    4: ["shogun", "ninja-1", "samurai", "ninja-2"],
+    5: ["shogun", "ninja-1", "samurai", "ronin", "ninja-2"],
+    6: ["shogun", "ninja-1", "samurai", "ronin", "ninja-2", "ninja-3"],
+    7: ["shogun", "ninja-1", "samurai", "ronin", "ninja-2", "ninja-3", "samurai"],
+}
+# Characters whose abilities do not act on the tests that do not name them, and a card in
+# every hand (no one is harmless) that no answer asks for.
+CHARACTERS = ["hideyoshi", "ieyasu", "nobunaga", "goemon", "kojiro", "tomoe", "musashi"]
+IN_HAND = ["geisha", "diversivo"]
+
+
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("samurai") / "proj"
+    shutil.copytree(ROOT / "games", root / "games")
+    project = open_project(root)
+    build_database(project, validate(project, [SLUG], layout=False).games)
+    return root
+
+
+@pytest.fixture(scope="module")
+def rules(built_once: Path) -> SamuraiRules:
+    return load_rules(open_project(built_once), SLUG)  # type: ignore[return-value]
+
+
+def table(rules: SamuraiRules, players: int = 4, **seats: Any) -> SamuraiState:
+    """A position: `seats` maps "p1".."p7" to what differs from the default seat (a Geisha
+    or a Diversivo in hand); other keyword arguments are position keys (mazzo, resto ...)."""
+    position = {k: v for k, v in seats.items() if not k.startswith("p")}
+    giocatori = []
+    for p in range(players):
+        seat = {"ruolo": ROLES[players][p], "personaggio": CHARACTERS[p], "mano": [IN_HAND[p % 2]]}
+        seat.update(seats.get(f"p{p + 1}", {}))
+        giocatori.append(seat)
+    return rules.setup({"giocatori": giocatori, **position}, players, {})
+
+
+def move(rules: SamuraiRules, state: SamuraiState, *specs: dict[str, Any]) -> SamuraiState:
+    for spec in specs:
+        state.apply(rules.parse_action(state, spec))
+        assert rules.invariants(state) == []
+    return state
+
+
+def can(rules: SamuraiRules, state: SamuraiState, spec: dict[str, Any]) -> bool:
+    try:
+        rules.parse_action(state, spec)
+    except ValueError:
+        return False
+    return True
+
+
+def hand(state: SamuraiState, p: int) -> list[str]:
+    return sorted(state.cards.codes(state.hands[p - 1]))
+
+
+def kinds(state: SamuraiState, since: int = 0) -> list[str]:
+    return [e.kind for e in state.log[since:] if e.kind not in ("action", "chance")]
+
+
+def end_turn(rules: SamuraiRules, state: SamuraiState) -> SamuraiState:
+    move(rules, state, {"fine": True})
+    while state.phase == "scarto":
+        move(rules, state, {"scarta": hand(state, state.who + 1)[0]})
+    return state
+
+
+def random_game(rules: SamuraiRules, seed: int, players: int) -> SamuraiState:
+    state = rules.new_game(seed, players)
+    agent = RandomAgent(seed)
+    while not state.is_terminal():
+        state.apply(agent.act(state))
+    return state
+
+
+# -- 1. Il gioco ----------------------------------------------------------------------------
+
+
+def test_in_breve(rules):
+    """Nobody leaves the game: a harmless player still plays the next turn."""
+    s = table(rules, p2={"resistenza": 0})
+    end_turn(rules, s)
+    assert s.active == 1 and s.res[1] == s.maxres[1] and s.phase == "main"
+
+
+def test_scheda(rules):
+    info = rules.info
+    assert (info.min_players, info.max_players) == (3, 7)
+    assert info.hidden_information and info.chance and info.team_modes == ("roles",)
+
+
+def test_obiettivo(rules):
+    """The game ends when someone has no honour left; the side with most points wins."""
+    s = table(rules, 4, p1={"mano": ["bokken"]}, p2={"resistenza": 1, "onore": 1})
+    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert s.is_terminal() and s.outcome().how == "ferita"
+    scores = s.team_scores()
+    assert s.team(s.outcome().winners[0]) == max(scores, key=scores.get)
+
+
+# -- 2. Il materiale ------------------------------------------------------------------------
+
+
+def test_contenuto(rules):
+    cards = rules.cards
+    deck = Counter(cards.kind[c] for c in cards.deck)
+    assert deck == {"arma": 32, "proprieta": 15, "azione": 43}
+    assert len(cards.characters) == 12
+    assert sum(len(r) for r in cards.roles.values()) == 7
+
+
+def test_carte_ruolo(rules):
+    cards = rules.cards
+    teams = {cards.code[r]: cards.team[r] for rs in cards.roles.values() for r in rs}
+    assert teams == {
+        "shogun": "Shogun",
+        "samurai": "Shogun",
+        "ninja-1": "Ninja",
+        "ninja-2": "Ninja",
+        "ninja-3": "Ninja",
+        "ronin": "Ronin",
+    }
+
+
+def test_carte_personaggio(rules):
+    s = rules.new_game(3, 7)
+    for p in range(7):
+        assert s.res[p] == s.maxres[p] == rules.cards.resistance[s.char[p]] <= 5
+
+
+def test_carte_da_gioco(rules):
+    """Weapons attack, properties stay in front, actions go to the discards."""
+    s = table(rules, p1={"mano": ["bokken", "armatura", "cerimonia-del-te"]})
+    move(rules, s, {"gioca": "armatura"}, {"gioca": "cerimonia-del-te"})
+    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert s.cards.codes(s.front[0]) == ["armatura"]
+    assert s.cards.codes(s.discard)[-2:] == ["cerimonia-del-te", "bokken"]
+
+
+# -- 3. Ruoli e squadre ---------------------------------------------------------------------
+
+
+def test_ruoli(rules):
+    """The Shogun is known to all and plays first."""
+    for seed in range(5):
+        s = rules.new_game(seed, 5)
+        assert s.active == s.shogun() and s.turns == 1
+        assert all(s.observation(p)["shogun"] == s.shogun() for p in range(5))
+
+
+def test_ruoli_per_giocatori(rules):
+    table_ = {3: (1, 0, 2, 0), 4: (1, 1, 2, 0), 5: (1, 1, 2, 1), 6: (1, 1, 3, 1), 7: (1, 2, 3, 1)}
+    for n, want in table_.items():
+        s = rules.new_game(n, n)
+        got = Counter(s.kind(p) for p in range(n))
+        assert tuple(got[k] for k in ("shogun", "samurai", "ninja", "ronin")) == want
+
+
+def test_squadre(rules):
+    """Only the Shogun's role is shown; at the end every role is."""
+    s = rules.new_game(11, 6)
+    for p in range(6):
+        assert set(s.observation(p)["roles"]) == {str(p), str(s.shogun())}
+    s = random_game(rules, 11, 6)
+    assert len(s.observation(0)["roles"]) == 6
+
+
+# -- 4. Preparazione ------------------------------------------------------------------------
+
+
+def test_preparare_ruoli(rules):
+    """With four players two of the three Ninja are dealt; the third stays out, unseen."""
+    stars = set()
+    for seed in range(30):
+        s = rules.new_game(seed, 4)
+        ninja = [s.cards.code[s.role[p]] for p in range(4) if s.kind(p) == "ninja"]
+        out = [s.cards.code[c] for c in s.aside if s.cards.role[c]]
+        assert len(ninja) == 2 and len([c for c in out if c.startswith("ninja")]) == 1
+        stars.add(tuple(sorted(ninja)))
+    assert len(stars) == 3
+
+
+def test_preparare_personaggi(rules):
+    s = rules.new_game(5, 5)
+    chars = [s.cards.code[c] for c in s.char]
+    assert len(set(chars)) == 5
+    assert len([c for c in s.aside if s.cards.character[c]]) == 7
+
+
+def test_onore_iniziale(rules):
+    for n, (shogun, other) in {3: (6, 3), 4: (5, 3), 5: (5, 3), 6: (5, 4), 7: (5, 4)}.items():
+        s = rules.new_game(1, n)
+        for p in range(n):
+            assert s.honour[p] == (shogun if p == s.shogun() else other)
+
+
+def test_mano_iniziale(rules):
+    s = rules.new_game(2, 7)
+    dealt = {e.player: e.args[4] for e in s.log if e.kind == "setup"}
+    for seat, size in enumerate((4, 5, 5, 6, 6, 7, 7)):
+        assert dealt[(s.shogun() + seat) % 7] == size
+
+
+# -- 5. Il turno ----------------------------------------------------------------------------
+
+
+def test_fasi(rules):
+    """Recovery, then the Bushido test, then the draw; turns go clockwise."""
+    s = table(
+        rules,
+        p2={"personaggio": "tomoe", "resistenza": 0, "davanti": ["bushido"]},
+        mazzo=["parata"],
+    )
+    mark = len(s.log)
+    end_turn(rules, s)
+    assert kinds(s, mark)[:5] == ["end_turn", "turn", "recover", "bushido_test", "bushido_pass"]
+    assert kinds(s, mark)[5] == "draw" and s.active == 1
+
+
+def test_recupero(rules):
+    s = table(rules, p2={"resistenza": 0}, p3={"resistenza": 2})
+    end_turn(rules, s)
+    assert s.res[1] == s.maxres[1]
+    end_turn(rules, s)
+    assert s.res[2] == 2
+
+
+def test_pesca(rules):
+    """Two cards; Hideyoshi three; Ieyasu may take the top of the discards first."""
+    s = table(rules, 4, turno=4, scarti=["katana"])
+    end_turn(rules, s)  # player 1, Hideyoshi
+    assert len(s.hands[0]) == 1 + 3
+    end_turn(rules, s)  # player 2, Ieyasu
+    assert s.phase == "pesca"
+    move(rules, s, {"pesca": "scarti"})
+    assert "katana" in hand(s, 2) and len(s.hands[1]) == 3
+    end_turn(rules, s)  # player 3, Nobunaga: two cards
+    assert len(s.hands[2]) == 3
+
+
+def test_gioco(rules):
+    """Any number of cards in any order; a Parata is only an answer."""
+    s = table(rules, p1={"mano": ["parata", "armatura", "concentrazione", "daimyo"]})
+    legal = [rules.describe_action(s, a) for a in s.legal_actions()]
+    assert {"gioca": "parata"} not in legal
+    move(rules, s, {"gioca": "concentrazione"}, {"gioca": "daimyo"}, {"gioca": "armatura"})
+    assert s.phase == "main" and s.who == 0
+
+
+def test_un_arma_per_turno(rules):
+    s = table(rules, p1={"mano": ["bokken", "bokken", "bo"]}, p4={"personaggio": "goemon"})
+    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert not can(rules, s, {"gioca": "bo", "bersaglio": 2})
+    s = table(rules, p1={"personaggio": "goemon", "mano": ["bokken", "bo", "kiseru"]},
+              p4={"personaggio": "hideyoshi"})  # fmt: skip
+    move(rules, s, {"gioca": "bokken", "bersaglio": 2}, {"gioca": "bo", "bersaglio": 4})
+    assert not can(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+
+
+def test_limite_mano(rules):
+    cards = ["bokken"] * 3 + ["parata"] * 6
+    s = table(rules, p1={"mano": cards}, p2={"personaggio": "tomoe", "mano": ["cerimonia-del-te"]})
+    assert len(s.hands[0]) == 9 and s.phase == "main"
+    move(rules, s, {"fine": True})
+    assert s.phase == "scarto"
+    move(rules, s, {"scarta": "bokken"}, {"scarta": "bokken"})
+    assert len(s.hands[0]) == 7 and s.active == 1
+    move(rules, s, {"gioca": "cerimonia-del-te"})  # player 1 gets an 8th card: no limit now
+    assert len(s.hands[0]) == 8 and s.phase == "main"
+
+
+# -- 6. Armi, distanza e ferite -------------------------------------------------------------
+
+
+def test_armi(rules):
+    cards = rules.cards
+    values = {cards.code[c]: (cards.difficulty[c], cards.damage[c]) for c in set(cards.deck)}
+    assert values["daikyu"] == (5, 2) and values["shuriken"] == (3, 1)
+    assert len([c for c in set(cards.deck) if cards.is_weapon[c]]) == 13
+
+
+def test_distanza(rules):
+    s = table(rules, 7)
+    assert [s.distance(0, b) for b in range(1, 7)] == [1, 2, 3, 3, 2, 1]
+    s = table(rules, 7, p2={"mano": []}, p3={"resistenza": 0})
+    assert [s.distance(0, b) for b in (3, 4)] == [1, 2]
+
+
+def test_difficolta(rules):
+    s = table(rules, 5, p2={"personaggio": "benkei", "davanti": ["armatura", "armatura"]})
+    assert s.distance(0, 1) == 1 and s.difficulty(0, 1) == 4
+    # Kojiro's weapons reach anyone, whatever the difficulty.
+    s = table(rules, 5, p1={"personaggio": "kojiro", "mano": ["bokken"]},
+              p3={"personaggio": "benkei", "davanti": ["armatura"]},
+              p5={"personaggio": "hideyoshi"})  # fmt: skip
+    assert can(rules, s, {"gioca": "bokken", "bersaglio": 3})
+
+
+def test_attacco(rules):
+    s = table(rules, p1={"mano": ["bokken", "bokken"], "davanti": ["concentrazione"]},
+              p2={"resistenza": 0}, p4={"mano": ["parata"]})  # fmt: skip
+    assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})  # harmless
+    move(rules, s, {"gioca": "bokken", "bersaglio": 4}, {"para": "parata"})
+    assert s.cards.codes(s.discard)[-2:] == ["bokken", "parata"]
+    assert "attack" in kinds(s) and s.res[3] == s.maxres[3]
+
+
+def test_parata(rules):
+    s = table(rules, p1={"mano": ["kiseru", "bokken", "grido-di-battaglia"],
+                         "davanti": ["concentrazione"]},
+              p2={"personaggio": "hanzo", "mano": ["bo", "kusarigama"]})  # fmt: skip
+    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    assert s.who == 1 and s.phase == "parata"
+    move(rules, s, {"para": "bo"})
+    assert s.res[1] == 4 and hand(s, 2) == ["kusarigama"]
+    move(rules, s, {"gioca": "bokken", "bersaglio": 2})  # his last card cannot parry
+    assert s.res[1] == 3 and s.phase == "main"
+    s2 = table(rules, p1={"mano": ["grido-di-battaglia"]},
+               p2={"personaggio": "hanzo", "mano": ["bo", "kusarigama"]})  # fmt: skip
+    move(rules, s2, {"gioca": "grido-di-battaglia"})
+    assert s2.res[1] == 3  # a weapon is no Parata against a Grido (ruling hanzo-parata)
+
+
+def test_ferite(rules):
+    s = table(rules, p1={"personaggio": "musashi", "mano": ["kiseru"],
+                         "davanti": ["estrazione-veloce", "estrazione-veloce"]},
+              p2={"personaggio": "ginchiyo", "mano": ["bo"]})  # fmt: skip
+    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    assert s.res[1] == 4 - (2 + 2 + 1 - 1)
+    s = table(rules, p1={"mano": ["bokken"]}, p2={"personaggio": "ginchiyo", "mano": ["bo"]})
+    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert s.res[1] == 3  # never less than one
+    s = table(rules, p1={"mano": ["wakizashi"]}, p2={"resistenza": 1})
+    move(rules, s, {"gioca": "wakizashi", "bersaglio": 2})
+    assert s.res[1] == 0 and s.log[-3].args[0] == 1  # the extra wounds are lost
+
+
+def test_ultimo_punto(rules):
+    s = table(rules, p1={"mano": ["kiseru", "bokken"], "davanti": ["concentrazione"]},
+              p2={"resistenza": 2})  # fmt: skip
+    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    assert s.harmless(1) and (s.honour[0], s.honour[1]) == (6, 2)
+    assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    s = table(rules, p1={"mano": ["kiseru"]}, p2={"resistenza": 1, "onore": 1})
+    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    assert s.is_terminal() and s.honour[0] == 6
+
+
+# -- 7. Proprietà e azioni ------------------------------------------------------------------
+
+
+def test_proprieta(rules):
+    s = table(rules, p1={"mano": ["armatura", "armatura", "daimyo"] + ["parata"] * 6})
+    move(rules, s, {"gioca": "armatura"}, {"gioca": "armatura"})
+    assert s.difficulty(1, 0) == 3 and len(s.hands[0]) == 7
+    end_turn(rules, s)
+    assert s.cards.codes(s.front[0]) == ["armatura", "armatura"] and len(s.hands[0]) == 7
+
+
+def test_concentrazione(rules):
+    s = table(rules, p1={"mano": ["bokken", "bokken", "bokken"],
+                         "davanti": ["concentrazione", "concentrazione"]})  # fmt: skip
+    assert s.weapon_limit(0) == 3
+    move(rules, s, *[{"gioca": "bokken", "bersaglio": 2}] * 3)
+    assert s.res[1] == 2
+
+
+def test_armatura(rules):
+    s = table(rules, p1={"mano": ["bokken", "bo"]}, p2={"davanti": ["armatura"]})
+    assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert can(rules, s, {"gioca": "bo", "bersaglio": 2})
+
+
+def test_estrazione_veloce(rules):
+    s = table(rules, p1={"mano": ["bokken"], "davanti": ["estrazione-veloce"]})
+    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert s.res[1] == s.maxres[1] - 2
+
+
+def test_bushido(rules):
+    s = table(rules, p1={"mano": ["bushido", "bushido"]})
+    legal = [rules.describe_action(s, a) for a in s.legal_actions()]
+    assert [a for a in legal if a.get("gioca") == "bushido"] == [
+        {"gioca": "bushido", "bersaglio": p} for p in (1, 2, 3, 4)
+    ]
+    move(rules, s, {"gioca": "bushido", "bersaglio": 3})
+    assert not can(rules, s, {"gioca": "bushido", "bersaglio": 2})  # one in play at a time
+    # A non-weapon passes it left; a weapon with no weapon in hand costs 1 honour.
+    s = table(rules, p2={"davanti": ["bushido"]}, mazzo=["parata", "katana"])
+    end_turn(rules, s)
+    assert s.cards.codes(s.front[2]) == ["bushido"] and s.honour[1] == 3
+    s = table(rules, p2={"davanti": ["bushido"]}, mazzo=["katana"])
+    end_turn(rules, s)
+    assert s.front[1] == [] and s.honour[1] == 2 and "bushido" in s.cards.codes(s.discard)
+    s = table(rules, p2={"davanti": ["bushido"], "mano": ["bo"]}, mazzo=["katana"])
+    end_turn(rules, s)
+    move(rules, s, {"onore": True})
+    assert s.honour[1] == 2 and "bo" in hand(s, 2)
+
+
+def test_azioni(rules):
+    """Actions ignore distance, then go to the discards; others answer from the left."""
+    s = table(rules, 7, p1={"mano": ["diversivo", "jujitsu"]}, p4={"mano": ["katana"]},
+              p6={"mano": ["bo"]})  # fmt: skip
+    move(rules, s, {"gioca": "diversivo", "bersaglio": 4})
+    assert "katana" in hand(s, 1)
+    move(rules, s, {"gioca": "jujitsu"})
+    assert s.who == 5  # the first from the left with a weapon to discard
+    assert [e.player for e in s.log if e.kind == "wound"] == [1, 2, 4]  # 4 is harmless
+
+
+def test_geisha(rules):
+    s = table(rules, p1={"mano": ["geisha", "geisha", "geisha"], "davanti": ["bushido"]},
+              p3={"mano": ["bo", "kiseru"]})  # fmt: skip
+    move(rules, s, {"gioca": "geisha", "bersaglio": 1, "proprieta": "bushido"})
+    assert s.front[0] == []
+    move(rules, s, {"gioca": "geisha", "bersaglio": 3})
+    assert len(s.hands[2]) == 1 and s.cards.codes(s.discard)[-1] in ("bo", "kiseru")
+    assert not can(rules, s, {"gioca": "geisha", "bersaglio": 1})  # not one's own hand
+
+
+def test_diversivo(rules):
+    s = table(rules, p1={"mano": ["diversivo"]}, p3={"mano": ["bo"]}, p2={"mano": []})
+    assert not can(rules, s, {"gioca": "diversivo", "bersaglio": 2})
+    move(rules, s, {"gioca": "diversivo", "bersaglio": 3})
+    assert hand(s, 1) == ["bo"] and s.hands[2] == []
+
+
+def test_cerimonia_del_te(rules):
+    s = table(rules, p1={"mano": ["cerimonia-del-te"]}, mazzo=["bo"] * 3 + ["kiseru", "katana"])
+    move(rules, s, {"gioca": "cerimonia-del-te"})
+    assert hand(s, 1) == ["bo", "bo", "bo"] and [len(h) for h in s.hands] == [3, 2, 2, 2]
+    assert "kiseru" in hand(s, 2) and "katana" in hand(s, 3)
+
+
+def test_grido_di_battaglia(rules):
+    s = table(rules, 5, p1={"mano": ["grido-di-battaglia"]}, p2={"resistenza": 0},
+              p3={"mano": ["parata"]}, p5={"personaggio": "chiyome"})  # fmt: skip
+    move(rules, s, {"gioca": "grido-di-battaglia"}, {"scarta": "parata"})
+    assert [s.res[p] for p in range(1, 5)] == [0, 5, s.maxres[3] - 1, 4]
+    assert s.hands[2] == []  # the Parata went
+
+
+def test_jujitsu(rules):
+    s = table(rules, p1={"mano": ["jujitsu"]}, p2={"mano": ["bo", "parata"]},
+              p3={"mano": ["parata"]}, p4={"mano": []})  # fmt: skip
+    move(rules, s, {"gioca": "jujitsu"}, {"scarta": "bo"})
+    assert (s.res[1], s.res[2], s.res[3]) == (s.maxres[1], s.maxres[2] - 1, s.maxres[3])
+
+
+def test_respirazione(rules):
+    s = table(rules, p1={"resistenza": 1, "mano": ["respirazione"]}, mazzo=["katana"])
+    move(rules, s, {"gioca": "respirazione", "bersaglio": 4})
+    assert s.res[0] == s.maxres[0] and "katana" in hand(s, 4)
+
+
+def test_daimyo(rules):
+    s = table(rules, 5, p1={"mano": ["daimyo", "daimyo"]}, p4={"mano": ["daimyo"]})
+    before = s.team_scores()
+    move(rules, s, {"gioca": "daimyo"})
+    assert len(s.hands[0]) == 3 and s.team_scores()["Shogun"] == before["Shogun"] - 1
+    assert before["Ronin"] == 3 * 2  # the Ronin's Daimyo is worth nothing, never multiplied
+
+
+# -- 8. Personaggi e indifesi ---------------------------------------------------------------
+
+
+def test_abilita(rules):
+    """The abilities read from the character data that no other clause test covers."""
+    # Nobunaga: 1 resistance for a card, never the last.
+    s = table(rules, p1={"personaggio": "nobunaga", "resistenza": 2}, p3={"personaggio": "benkei"})
+    move(rules, s, {"abilita": True})
+    assert s.res[0] == 1 and len(s.hands[0]) == 2 and not can(rules, s, {"abilita": True})
+    # Tomoe draws one card when her weapon wounds; Ushiwaka one per wound.
+    s = table(rules, p1={"personaggio": "tomoe", "mano": ["kiseru"]},
+              p2={"personaggio": "ushiwaka", "mano": ["bo"]})  # fmt: skip
+    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    assert len(s.hands[0]) == 1 and len(s.hands[1]) == 3
+    # Chiyome: only weapons wound her.
+    s = table(rules, p1={"mano": ["grido-di-battaglia"]}, p2={"personaggio": "chiyome"})
+    move(rules, s, {"gioca": "grido-di-battaglia"})
+    assert s.res[1] == s.maxres[1]
+
+
+def test_indifeso(rules):
+    s = table(rules, p1={"mano": ["bokken", "cerimonia-del-te"]}, p2={"mano": []})
+    assert s.harmless(1) and not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    move(rules, s, {"gioca": "cerimonia-del-te"})
+    assert not s.harmless(1) and can(rules, s, {"gioca": "bokken", "bersaglio": 2})
+
+
+# -- 9. Onore e fine della partita ----------------------------------------------------------
+
+
+def test_onore(rules):
+    s = table(
+        rules, p1={"mano": ["bokken", "daimyo"]}, p2={"resistenza": 1}, mazzo=[], resto="scarti"
+    )
+    total = sum(s.honour)
+    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert sum(s.honour) == total  # passed on, not lost
+    move(rules, s, {"gioca": "daimyo"})
+    assert sum(s.honour) == total - 4  # to the box
+
+
+def test_mazzo_esaurito(rules):
+    s = table(rules, p1={"mano": ["daimyo"]}, mazzo=["bo"], resto="scarti")
+    move(rules, s, {"gioca": "daimyo"})
+    assert s.honour == [4, 2, 2, 2] and len(s.hands[0]) == 2
+    assert len(s.deck) == len(rules.cards.deck) - 5 and s.discard == []
+    # With the discards empty too, the honour is lost and no card taken.
+    s = table(rules, p1={"personaggio": "nobunaga"}, p3={"personaggio": "hideyoshi"},
+              mazzo=[], resto="scarti")  # fmt: skip
+    s.hands[2] += s.discard
+    s.discard = []
+    move(rules, s, {"abilita": True})
+    assert s.honour == [4, 2, 2, 2] and s.deck == [] and hand(s, 1) == ["geisha"]
+
+
+def test_fine_partita(rules):
+    """The game ends at once, in the middle of an effect: player 4 never answers."""
+    s = table(rules, p1={"mano": ["grido-di-battaglia"]},
+              p3={"resistenza": 1, "onore": 1}, p4={"mano": ["parata"]})  # fmt: skip
+    move(rules, s, {"gioca": "grido-di-battaglia"})
+    assert s.is_terminal() and s.res[1] == s.maxres[1] - 1 and hand(s, 4) == ["parata"]
+    s = table(rules, 3, p1={"mano": ["kiseru"]}, p2={"resistenza": 0}, p3={"resistenza": 1})
+    move(rules, s, {"gioca": "kiseru", "bersaglio": 3})
+    assert s.outcome().how == "ultimo-in-piedi" and s.outcome().winners == (0,)
+
+
+def test_punteggio(rules):
+    s = table(rules, 5, p1={"mano": ["daimyo", "daimyo"]}, p2={"onore": 2}, p5={"mano": ["bo"]})
+    assert s.team_scores() == {"Shogun": 5 + 3 + 2, "Ninja": 2 + 3, "Ronin": 3 * 2}
+
+
+def test_moltiplicatori(rules):
+    want = {
+        3: {"Shogun": 6 * 2, "Ninja": 3 + 3},
+        5: {"Shogun": 5 + 3, "Ninja": 3 + 3, "Ronin": 3 * 2},
+        6: {"Shogun": 5 + 4 * 2, "Ninja": 4 * 3, "Ronin": 4 * 3},
+        7: {"Shogun": 5 + 4 + 4, "Ninja": 4 * 3, "Ronin": 4 * 3},
+    }
+    for n, scores in want.items():
+        assert table(rules, n).team_scores() == scores
+
+
+def test_ninja_doppio(rules):
+    seats = {f"p{p}": {"mano": ["bo"]} for p in range(1, 5)}
+    s = table(rules, 4, **seats)  # Ninja with 1 and 2 stars: the second counts twice
+    assert s.team_scores() == {"Shogun": 5 + 3 * 2, "Ninja": 3 + 3 * 2}
+    seats["p2"] = {"mano": ["bo"], "onore": 1}
+    assert table(rules, 4, **seats).team_scores()["Ninja"] == 1 + 3 * 2
+
+
+def test_parita(rules):
+    seats = {f"p{p}": {"mano": ["bo"]} for p in range(1, 6)}
+    seats["p1"]["onore"] = 3  # Shogun 3 + Samurai 3 = 6 = Ninja 3 + 3 = Ronin 3 × 2
+    s = table(rules, 5, **seats)
+    s.finish("mazzo")
+    assert s.team(s.outcome().winners[0]) == "Ninja"
+    seats["p2"]["onore"] = seats["p5"]["onore"] = 2  # Shogun and Ronin tie: the Ronin loses
+    s = table(rules, 5, **seats)
+    s.finish("mazzo")
+    assert s.team(s.outcome().winners[0]) == "Shogun"
+
+
+# -- 10. La partita a tre -------------------------------------------------------------------
+
+
+def test_ruoli_in_tre(rules):
+    s = rules.new_game(4, 3)
+    assert sorted(s.kind(p) for p in range(3)) == ["ninja", "ninja", "shogun"]
+    assert sorted(s.honour) == [3, 3, 6]
+
+
+def test_shogun_in_tre(rules):
+    s = table(rules, 3, turno=3, p1={"personaggio": "tomoe", "mano": []},
+              p3={"personaggio": "hideyoshi"})  # fmt: skip
+    end_turn(rules, s)
+    assert len(s.hands[0]) == 3 and s.weapon_limit(0) == 2
+    assert s.team_scores()["Shogun"] == 12
+
+
+# -- 11. L'espansione Rising Sun ------------------------------------------------------------
+
+
+def test_rising_sun_contenuto(rules):
+    with pytest.raises(ValueError, match="Rising Sun"):
+        rules.new_game(1, 5, {"espansione": "rising-sun"})
+    assert all(rules.cards.records[c].deck == "base" for c in rules.cards.deck)
+
+
+def test_otto_giocatori(rules):
+    with pytest.raises(ValueError, match="3 to 7 players"):
+        rules.new_game(1, 8)
+
+
+def test_ultimo_punto_rising_sun(rules):
+    """The base game does not discard from the deck when a player loses the last point."""
+    s = table(rules, p1={"mano": ["kiseru"]}, p2={"resistenza": 1})
+    deck = len(s.deck)
+    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    assert len(s.deck) == deck
+
+
+def test_rules_clauses_have_tests(built_once):
+    with open_engine(open_project(built_once)) as engine:
+        sections = read_game(engine, SLUG).sections
+    anchors = [s.anchor for s in sections if s.level >= 3 or "." in s.number.strip(".")]
+    assert len(anchors) > 50
+    missing = [a for a in anchors if f"test_{a.replace('-', '_')}" not in globals()]
+    assert not missing, f"clauses without a test: {missing}"
+
+
+# -- the engine as a whole ------------------------------------------------------------------
+
+
+def test_examples(built_once, rules):
+    results = run_examples(open_project(built_once), SLUG, rules)
+    assert len(results) >= 10
+    failed = {r.name: r.failures for r in results if not r.passed}
+    assert not failed
+    silent = {r.name for r in results if not r.narration}  # the ones that only look
+    assert silent == {"17-ninja-doppio", "19-ruoli-nascosti"}
+
+
+def test_effects_come_from_the_card_data(built_once):
+    """Change Benkei's data and the Bokken's attributes: the engine plays the new cards."""
+    records = card_records(open_project(built_once), SLUG)
+    changed = [
+        dataclasses.replace(r, data={})
+        if r.code == "benkei"
+        else dataclasses.replace(r, attributes={**r.attributes, "difficolta": 3})
+        if r.code == "bokken"
+        else r
+        for r in records
+    ]
+    rules = build_rules(changed, "changed")
+    s = table(rules, 5, p1={"mano": ["bokken"]}, p3={"personaggio": "benkei"})
+    assert s.difficulty(0, 2) == 2 and can(rules, s, {"gioca": "bokken", "bersaglio": 3})
+
+
+def test_hidden_information(rules):
+    """No other role, hand or deck order in an observation; determinize keeps it."""
+    s = rules.new_game(21, 7)
+    for p in range(7):
+        seen = s.observation(p)
+        worlds = [s.determinize(p, seed) for seed in range(5)]
+        assert all(other.observation(p) == seen for other in worlds)
+        assert set(seen["roles"]) == {str(p), str(s.shogun())}
+        assert any(other.role != s.role for other in worlds)
+        assert any(other.hands[p - 1] != s.hands[p - 1] for other in worlds)
+        assert all(other.hands[p] == s.hands[p] for other in worlds)
+        assert isinstance(seen["deck"], int)
+    changed = s.clone()  # what player 1 cannot see changes: the deck order, two roles
+    changed.deck.reverse()
+    a, b = [q for q in range(7) if q not in (0, s.shogun())][:2]
+    changed.role[a], changed.role[b] = changed.role[b], changed.role[a]
+    assert changed.observation(0) == s.observation(0)
+
+
+def test_random_games(rules):
+    """Seeded random games for 3-7 players end, with the invariants after every action;
+    the same seed plays the same game."""
+    for seed in range(100):
+        n = 3 + seed % 5
+        s = rules.new_game(seed, n)
+        agent = RandomAgent(seed)
+        while not s.is_terminal():
+            s.apply(agent.act(s))
+            assert rules.invariants(s) == []
+        assert s.outcome().winners and s.current_player() == -1
+        if seed < 5:
+            assert random_game(rules, seed, n).log == s.log
+
+
+def test_clone_is_independent(rules):
+    s = rules.new_game(8, 5)
+    copy = s.clone()
+    agent = RandomAgent(1)
+    for _ in range(30):
+        copy.apply(agent.act(copy))
+    assert s.log == rules.new_game(8, 5).log
+
+
+def test_figures(rules):
+    summaries = [rules.summarize(random_game(rules, seed, 5)) for seed in range(40)]
+    tables = {t.key: t for t in rules.figures(summaries, 5)}
+    assert set(tables) == {"lati", "finali", "durata", "personaggi", "armi"}
+    sides = {row[1]: row[2] for row in tables["lati"].rows}
+    assert set(sides) == {"Shogun", "Ninja", "Ronin"}
+    assert sum(r["rate"] for r in sides.values()) == pytest.approx(1.0)
+    assert all(r["low"] <= r["rate"] <= r["high"] for r in sides.values())
+    assert sum(row[1] for row in tables["finali"].rows) == 40
+    assert tables["armi"].rows and all(row[1] > 0 and row[2] >= 0 for row in tables["armi"].rows)
+
+
+def test_warrior_beats_random(rules):
+    """The heuristic plays one side, random the others: its side wins far more often."""
+    games, wins = 200, 0
+    for i in range(games):
+        n = 3 + i % 5
+        s = rules.new_game(1000 + i, n)
+        teams = sorted({s.team(p) for p in range(n)})
+        side = teams[(i // 5) % len(teams)]
+        agents = [
+            Warrior(i * 8 + p) if s.team(p) == side else RandomAgent(i * 8 + p) for p in range(n)
+        ]
+        while not s.is_terminal():
+            s.apply(agents[s.current_player()].act(s))
+        wins += s.team(s.outcome().winners[0]) == side
+    assert wins / games >= 0.75
+
+
+def test_warrior_never_reads_hidden_state(rules):
+    """The agent's choice is the same in a state where all it cannot see was redrawn."""
+    for seed in range(20):
+        s = rules.new_game(seed, 5)
+        agent = RandomAgent(seed)
+        for _ in range(seed * 3):
+            if s.is_terminal():
+                break
+            s.apply(agent.act(s))
+        if s.is_terminal():
+            continue
+        me = s.current_player()
+        other = s.determinize(me, seed)
+        assert Warrior(7).act(s) == Warrior(7).act(other)

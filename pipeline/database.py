@@ -435,6 +435,16 @@ def open_engine(project: Project) -> Iterator[Engine]:
         raise SourceError(
             Problem("error", f"{project.rel(path)} does not exist", hint="run `cartiera db build`")
         )
+    if path is not None and path.is_file():
+        with path.open("rb") as file:
+            if file.read(16) != b"SQLite format 3\x00":
+                raise SourceError(
+                    Problem(
+                        "error",
+                        f"{project.rel(path)} is not a SQLite database",
+                        hint="point --db at a cards.db, or run `cartiera db build`",
+                    )
+                )
     url = project.db_url
     if path is not None:
         url = f"sqlite:///file:{path}?mode=ro&uri=true"

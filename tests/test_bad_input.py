@@ -1,0 +1,114 @@
+"""Bad input never ends in a traceback: every command, given a bad value for an option or
+an argument, says what is wrong and exits 2 (bad usage) or 1 (bad data or file)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+
+# (arguments after --project, exit code, words the message must contain). `{tmp}` is a
+# fresh folder of the test, `{file}` names files the `files` fixture writes in it.
+CASES: list[tuple[str, list[str], int, str]] = [
+    ("validate-game", ["validate", "nessuno"], 2, "unknown game 'nessuno'"),
+    ("validate-format", ["validate", "--format", "xml"], 2, "--format"),
+    ("export-game", ["export", "nessuno"], 2, "unknown game"),
+    ("export-format", ["export", "bless", "--format", "xls"], 2, "--format"),
+    ("export-out-in-file", ["export", "bless", "--out", "{tmp}/empty.csv/x.csv"], 1, "empty.csv"),
+    ("record-out-in-file", ["record", "bless", "--out", "{tmp}/empty.csv/r.json"], 1, "empty.csv"),
+    ("deck-out-in-file", ["deck", "mazzo", "--out", "{tmp}/empty.csv/d.pdf"], 1, "empty.csv"),
+    ("import-missing", ["import", "bless", "{tmp}/manca.csv"], 1, "manca.csv"),
+    ("import-binary", ["import", "bless", "{tmp}/binary.csv"], 1, "binary.csv"),
+    ("import-empty", ["import", "bless", "{tmp}/empty.csv"], 1, "empty.csv"),
+    ("import-columns", ["import", "bless", "{tmp}/columns.csv"], 1, "columns.csv"),
+    ("rulebook-paper", ["rulebook", "bless", "--paper", "a0"], 2, "--paper"),
+    ("rulebook-out-dir", ["rulebook", "bless", "--out", "{tmp}"], 2, "--out"),
+    ("faces-game", ["faces", "nessuno"], 2, "unknown game"),
+    ("deck-bleed-high", ["deck", "bless", "--bleed", "99"], 2, "--bleed"),
+    ("deck-bleed-negative", ["deck", "bless", "--bleed", "-1"], 2, "--bleed"),
+    ("deck-bleed-word", ["deck", "bless", "--bleed", "tanto"], 2, "--bleed"),
+    ("deck-offset-word", ["deck", "bless", "--backs-offset", "x"], 2, "X,Y"),
+    ("deck-offset-three", ["deck", "bless", "--backs-offset", "1,2,3"], 2, "X,Y"),
+    ("deck-offset-nan", ["deck", "bless", "--backs-offset", "nan,0"], 2, "X,Y"),
+    ("deck-offset-huge", ["deck", "bless", "--backs-offset", "1e9,0"], 2, "X,Y"),
+    ("deck-paper", ["deck", "bless", "--paper", "a0"], 2, "--paper"),
+    ("deck-duplex", ["deck", "bless", "--duplex", "sometimes"], 2, "--duplex"),
+    ("deck-layout", ["deck", "bless", "--layout", "poster"], 2, "--layout"),
+    ("deck-deck", ["deck", "bless", "--deck", "nessuno"], 1, "no deck 'nessuno'"),
+    ("images-dpi", ["images", "bless", "--dpi", "10"], 2, "--dpi"),
+    ("images-preset", ["images", "bless", "--preset", "poster"], 2, "--preset"),
+    ("images-out-file", ["images", "bless", "--out", "{tmp}/empty.csv"], 2, "--out"),
+    ("site-port-high", ["site", "--serve", "--port", "70000"], 2, "--port"),
+    ("site-port-zero", ["site", "--serve", "--port", "0"], 2, "--port"),
+    ("build-jobs", ["build", "--jobs", "0"], 2, "--jobs"),
+    ("simulate-game", ["simulate", "nessuno"], 2, "unknown game"),
+    ("simulate-no-engine", ["simulate", "bldng", "--games", "1"], 2, "engine"),
+    ("simulate-games", ["simulate", "bless", "--games", "0"], 2, "--games"),
+    ("simulate-games-word", ["simulate", "bless", "--games", "molte"], 2, "--games"),
+    ("simulate-seed", ["simulate", "bless", "--seed", "uno"], 2, "--seed"),
+    ("simulate-jobs", ["simulate", "bless", "--jobs", "0"], 2, "--jobs"),
+    ("record-game", ["record", "nessuno", "--out", "{tmp}/r.json"], 2, "unknown game"),
+    ("record-no-out", ["record", "bless"], 2, "--out"),
+    ("record-seed", ["record", "bless", "--out", "{tmp}/r.json", "--seed", "x"], 2, "--seed"),
+    ("record-out-dir", ["record", "bless", "--out", "{tmp}"], 2, "--out"),
+    ("replay-missing", ["replay", "{tmp}/manca.json"], 1, "manca.json"),
+    ("replay-not-json", ["replay", "{tmp}/binary.csv"], 1, "binary.csv"),
+    ("replay-list", ["replay", "{tmp}/list.json"], 1, "list.json"),
+    ("replay-fields", ["replay", "{tmp}/fields.json"], 1, "fields.json"),
+    ("replay-game", ["replay", "{tmp}/game.json"], 1, "game.json"),
+    ("replay-seed", ["replay", "{tmp}/seed.json"], 1, "seed.json"),
+    ("example-game", ["example", "nessuno"], 2, "unknown game"),
+    ("example-name", ["example", "bless", "nessuno"], 1, "nessuno"),
+    ("project-missing", ["--project", "{tmp}/manca", "validate"], 1, "manca holds no games/"),
+    ("project-no-games", ["--project", "{tmp}", "validate"], 1, "no games/ folder"),
+    ("db-not-sqlite", ["--db", "{tmp}/binary.csv", "export", "bless"], 1, "binary.csv"),
+    ("db-bad-url", ["--db", "nosuchdb://x/y", "export", "bless"], 1, "nosuchdb"),
+    ("db-missing", ["--db", "{tmp}/manca.db", "export", "bless"], 1, "manca.db"),
+    ("db-empty", ["--db", "{tmp}/empty.csv", "export", "bless"], 1, "empty.csv"),
+    ("db-empty-rulebook", ["--db", "{tmp}/empty.csv", "rulebook", "bless"], 1, "empty.csv"),
+    ("db-empty-deck", ["--db", "{tmp}/empty.csv", "deck", "bless"], 1, "empty.csv"),
+]
+
+
+BOX = str.maketrans("", "", "│╭╮╰╯─")
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    """The bad files the cases name."""
+    (tmp_path / "binary.csv").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
+    (tmp_path / "empty.csv").write_text("", encoding="utf-8")
+    (tmp_path / "columns.csv").write_text("colore,peso\nrosso,3\n", encoding="utf-8")
+    (tmp_path / "list.json").write_text("[1, 2, 3]", encoding="utf-8")
+    (tmp_path / "fields.json").write_text(json.dumps({"partita": 1}), encoding="utf-8")
+    replay = {"game": "nessuno", "seed": 1, "agents": ["random", "random"], "log": []}
+    (tmp_path / "game.json").write_text(json.dumps(replay), encoding="utf-8")
+    replay = {"game": "bless", "seed": "uno", "agents": ["random", "random"], "log": []}
+    (tmp_path / "seed.json").write_text(json.dumps(replay), encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "needle"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_bad_value_is_one_clear_error(
+    shared_project: Path, files: Path, args: list[str], code: int, needle: str
+) -> None:
+    argv = [a.replace("{tmp}", str(files)) for a in args]
+    if argv[0] != "--project":
+        argv = ["--project", str(shared_project), *argv]
+    result = CliRunner().invoke(app, argv)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"cartiera {' '.join(args)} raised instead of failing cleanly") from (
+            result.exception
+        )
+    message = result.stderr.strip()
+    assert result.exit_code == code, (result.exit_code, result.output)
+    flat = " ".join(message.translate(BOX).split())  # Typer's usage errors come in a box
+    assert needle in flat, message
+    if code == 1:  # our own errors: one line, with what to do about it
+        assert len([line for line in message.splitlines() if "error" in line]) == 1, message

@@ -1,0 +1,102 @@
+"""A clone with nothing beside it: no seeds are guessed, validation only warns, and the
+tests that need the seeds or the reference tables skip, saying what to set (or fail,
+under --require-seeds as CI runs them)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SEEDS, invoke
+
+from pipeline.project import REFERENCE_ENV, SEEDS_ENV
+from pipeline.yamlfile import read_yaml
+
+
+def test_validate_without_seeds_warns_and_passes(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(SEEDS_ENV, raising=False)
+    run = invoke(project, "validate", "--no-layout")
+    assert run.exit_code == 0, run.output
+    warned = [line for line in run.stdout.splitlines() if "CARTIERA_SEEDS is not set" in line]
+    assert {line.split("/")[1] for line in warned} == {
+        p.name for p in (project / "games").iterdir() if (p / "seedmap.yaml").exists()
+    }
+    assert all(": warning: " in line for line in warned)
+
+
+def test_seeds_beside_the_project_are_not_guessed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The old default, ../shared/seeds, is not read: a broken seed there changes nothing."""
+    project = tmp_path / "clone"
+    project.mkdir()
+    shutil.copytree(ROOT / "games" / "mazzo", project / "games" / "mazzo")
+    seeds = tmp_path / "shared" / "seeds"
+    seeds.mkdir(parents=True)
+    seed = read_yaml(project / "games/mazzo/seedmap.yaml", "seedmap.yaml").data["seed"]
+    (seeds / seed).write_text("Nulla di utile.\n", encoding="utf-8")
+    monkeypatch.delenv(SEEDS_ENV, raising=False)
+    run = invoke(project, "validate", "mazzo", "--no-layout")
+    assert "CARTIERA_SEEDS is not set" in run.stdout
+    assert "not mapped" not in run.stdout and "matches no paragraph" not in run.stdout
+
+
+TINY = """
+def test_reads_the_seeds(seeds):
+    assert seeds.is_dir()
+
+def test_reads_the_reference(reference):
+    assert reference.is_dir()
+"""
+
+
+def _pytest(folder: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def tiny_suite(tmp_path: Path) -> Path:
+    """Two tests that need the settings, beside a copy of our conftest."""
+    for helper in (ROOT / "tests").glob("*.py"):  # conftest and the modules it imports
+        if not helper.name.startswith("test_"):
+            shutil.copy(helper, tmp_path / helper.name)
+    (tmp_path / "test_tiny.py").write_text(TINY, encoding="utf-8")
+    return tmp_path
+
+
+def test_without_settings_the_tests_skip_and_say_what_to_set(
+    tiny_suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(SEEDS_ENV, raising=False)
+    monkeypatch.delenv(REFERENCE_ENV, raising=False)
+    result = _pytest(tiny_suite, env=dict(os.environ))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 skipped" in result.stdout
+    assert f"{SEEDS_ENV} is not set: set it to the folder of the seed documents" in result.stdout
+    assert f"{REFERENCE_ENV} is not set" in result.stdout
+
+    strict = _pytest(tiny_suite, "--require-seeds", env=dict(os.environ))
+    assert strict.returncode == 1, strict.stdout
+    assert "2 errors" in strict.stdout and "skipped" not in strict.stdout
+
+
+def test_with_the_settings_the_tests_run(tiny_suite: Path) -> None:
+    if SEEDS is None:
+        pytest.skip(f"{SEEDS_ENV} is not set: set it to the folder of the seed documents")
+    env = dict(os.environ, **{REFERENCE_ENV: str(SEEDS)})  # any folder will do here
+    result = _pytest(tiny_suite, "--require-seeds", env=env)
+    assert result.returncode == 0, result.stdout
+    assert "2 passed" in result.stdout

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from .load import LoadedGame
-from .problems import Problem
+from .problems import Problem, SourceError
 from .project import Project
 from .rules import WORD, fold, term_pattern, words
 from .sources import TermSource
-from .yamlfile import YamlDoc
+from .yamlfile import YamlDoc, read_yaml
 
 MIN_WORDS = 8
 QUOTED = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"\n]*\n?[^\"\n]*\"")
@@ -148,16 +148,22 @@ def _located(found: list[Token], passage: Passage) -> list[Token]:
     return [Token(t.word, w.line, t.counts) for t, w in zip(found, written, strict=True)]
 
 
-def yaml_passages(doc: YamlDoc, items: str, fields: Sequence[str]) -> Iterator[Passage]:
-    """The text values `fields` of each entry of `items` (a list), located at their line."""
-    entries = doc.data.get(items) if isinstance(doc.data, dict) else None
+def yaml_passages(doc: YamlDoc, items: str | None, fields: Sequence[str]) -> Iterator[Passage]:
+    """The text values `fields` of each entry of the list `items` (or of the document itself
+    when `items` is None), located at their line."""
+    if items is None:
+        entries = [doc.data]
+    else:
+        found = doc.data.get(items) if isinstance(doc.data, dict) else None
+        entries = found if isinstance(found, list) else []
     lines = doc.path.read_text(encoding="utf-8").splitlines()
-    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+    for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
             continue
+        prefix: tuple[str | int, ...] = () if items is None else (items, index)
         card = entry.get("id") if items == "cards" else None
         for path, value in _texts(entry, fields):
-            line, column = doc.locate((items, index, *path))
+            line, column = doc.locate((*prefix, *path))
             line = line or 1
             yield Passage(doc.display, line, value, card, _source(lines, line, column or 1))
 
@@ -204,16 +210,22 @@ YAML_TEXTS = {
     "rulings.yaml": ("rulings", ("question", "answer")),
     "cards.yaml": ("cards", ("text", "note")),
     "seedmap.yaml": ("paragraphs", ("starts", "reason")),
-}
+}  # and the title and description of each worked example in examples/
 
 
 def game_passages(project: Project, game: LoadedGame) -> list[Passage]:
-    """Every text of a game that is ours: its rules, definitions, rulings and card texts."""
+    """Every text of a game that is ours: rules, definitions, rulings, card texts, examples."""
     path = project.games_dir / game.slug / "rules.md"
     passages = rules_passage(path, project.rel(path))
     for name, (items, fields) in YAML_TEXTS.items():
         if name in game.docs:
             passages += yaml_passages(game.docs[name], items, fields)
+    for example in sorted((project.games_dir / game.slug / "examples").glob("*.yaml")):
+        try:
+            doc = read_yaml(example, project.rel(example), game=game.slug)
+        except SourceError:
+            continue  # `cartiera example` and db build report a broken example
+        passages += yaml_passages(doc, None, ("title", "description"))
     return passages
 
 

@@ -151,6 +151,10 @@ def validate_cmd(
     _check_games(project, games)
     report = validate(project, games, layout=layout)
     typer.echo(render(report, fmt.value))
+    from .settings import placeholder_site_url_warning
+
+    if warning := placeholder_site_url_warning(project):
+        typer.echo(warning, err=True)  # the QR codes on the cards point there
     raise typer.Exit(0 if report.ok else 1)
 
 
@@ -467,6 +471,8 @@ def faces_cmd(
 class Paper(StrEnum):
     a4 = "a4"
     letter = "letter"
+    a3 = "a3"
+    legal = "legal"
 
 
 class DuplexMode(StrEnum):
@@ -478,6 +484,20 @@ class DuplexMode(StrEnum):
 class DeckLayout(StrEnum):
     sheets = "sheets"
     cards = "cards"
+    fold = "fold"
+
+
+class CardSize(StrEnum):
+    poker = "poker"
+    bridge = "bridge"
+    mini = "mini"
+    tarot = "tarot"
+    euro = "euro"
+
+
+class InkMode(StrEnum):
+    full = "full"
+    light = "light"
 
 
 def _offset(value: str) -> tuple[float, float]:
@@ -521,10 +541,32 @@ def deck_cmd(
         DeckLayout,
         typer.Option(
             "--layout",
-            help="sheets: 3 × 3 cards per page with crop marks, for home printing; "
-            "cards: one card per page with bleed, TrimBox and BleedBox, for print shops.",
+            help="sheets: as many cards as the paper holds (either orientation) with crop "
+            "marks, for home duplex printing; fold: fronts and backs side by side with a fold "
+            "line, for printers without duplex; cards: one card per page with bleed, TrimBox "
+            "and BleedBox, PDF/X-4, for print shops.",
         ),
     ] = DeckLayout.sheets,
+    gutter: Annotated[
+        float,
+        typer.Option(
+            "--gutter",
+            min=0,
+            max=20,
+            help="Gap in mm between cards on sheets, with bleed on every side of every "
+            "card; 0 (default): cards butted.",
+        ),
+    ] = 0.0,
+    size: Annotated[
+        CardSize | None,
+        typer.Option("--size", help="Print at this card size (default: the game's own)."),
+    ] = None,
+    ink: Annotated[
+        InkMode,
+        typer.Option(
+            "--ink", help="light: light backs and backgrounds, to save ink at home."
+        ),
+    ] = InkMode.full,
     backs_offset: Annotated[
         str,
         typer.Option(
@@ -550,11 +592,18 @@ def deck_cmd(
     ] = None,
 ) -> None:
     """Make the print-and-play PDF of a game's deck: sheets for home, or pages for a shop."""
-    from .render.deck import DeckOptions, build_deck
+    from .render.deck import DeckOptions, build_deck, deck_summary, stale_database_warning
+    from .settings import placeholder_site_url_warning
 
     project = _project(ctx)
     _check_games(project, [game])
+    for warning in (stale_database_warning(project, game), placeholder_site_url_warning(project)):
+        if warning:
+            typer.echo(warning, err=True)
     options = DeckOptions(
+        gutter=gutter,
+        size=size.value if size else None,
+        ink=ink.value,
         paper=paper.value,
         duplex=duplex.value,
         bleed=bleed,
@@ -563,8 +612,7 @@ def deck_cmd(
         interleave=interleave,
         deck=deck,
     )
-    target = build_deck(project, game, options, out)
-    typer.echo(f"wrote {project.rel(target)}")
+    typer.echo(deck_summary(project, build_deck(project, game, options, out)))
 
 
 class ImagePreset(StrEnum):
@@ -692,29 +740,65 @@ def build_cmd(
             f"built {len(report.ran)} steps, {len(report.skipped)} up to date, "
             f"in {report.seconds:.1f} s"
         )
+    from .settings import placeholder_site_url_warning
+
+    if warning := placeholder_site_url_warning(project):
+        typer.echo(warning, err=True)
 
 
-def _engine_game(project: Project, game: str) -> None:
+def _engine_setup(ctx: typer.Context, game: str, **kw: Any) -> tuple[Project, Any, Any]:
+    """The project, the game's rules and a checked run setup; bad usage is one line, exit 2."""
     from .engine.registry import engine_slugs
+    from .play import load_rules
+    from .simulate import SimulationError, make_setup, parse_options
 
+    project = _project(ctx)
     _check_games(project, [game])
     if game not in engine_slugs():
-        raise typer.BadParameter(
-            f"no rules engine for '{game}' yet (engines: {', '.join(engine_slugs())})",
-            param_hint="GAME",
-        )
+        _usage(f"no rules engine for '{game}' yet (engines: {', '.join(engine_slugs())})")
+    rules = load_rules(project, game)
+    try:
+        options = parse_options(kw.pop("options") or [])
+        return project, rules, make_setup(rules, options=options, **kw)
+    except SimulationError as exc:
+        _usage(str(exc))
+    raise AssertionError  # _usage does not return
+
+
+def _usage(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+PlayersOption = Annotated[
+    int | None, typer.Option("--players", "-p", help="Players (default: the game's minimum).")
+]
+TeamsOption = Annotated[
+    str | None, typer.Option("--teams", help="Team mode, e.g. pairs (see the game's modes).")
+]
+GameOptions = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="A game option key=value (repeatable), e.g. altar=3."),
+]
+AgentsOption = Annotated[
+    str,
+    typer.Option(
+        "--agents", help="One agent for every seat, or one per seat: random, or the game's own."
+    ),
+]
 
 
 @app.command("simulate")
 @fails_cleanly
 def simulate_cmd(
     ctx: typer.Context,
-    game: Annotated[str, typer.Argument(help="The game's slug (engines: bless).")],
+    game: Annotated[str, typer.Argument(help="The game's slug (a game with an engine).")],
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same results.")] = 1,
-    agents: Annotated[
-        str, typer.Option("--agents", help="Two agents, first player's first: random or greedy.")
-    ] = "random,random",
+    agents: AgentsOption = "random",
+    players: PlayersOption = None,
+    teams: TeamsOption = None,
+    options: GameOptions = None,
     jobs: Annotated[
         int,
         typer.Option(
@@ -723,19 +807,15 @@ def simulate_cmd(
     ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    """Play many games between two agents: win rates with 95% intervals, scores, lengths,
-    how the Final Turns began, and per card how it was played and how its player fared."""
+    """Play many seeded games between agents: win rates by seat, team and agent with 95%
+    intervals, draws, how games ended, lengths, and the game's own figures."""
     import os
 
     from .simulate import simulate
 
-    project = _project(ctx)
-    _engine_game(project, game)
-    pair = tuple(a.strip() for a in agents.split(","))
-    if len(pair) != 2 or any(a not in ("random", "greedy") for a in pair):
-        raise typer.BadParameter(
-            "give two of random, greedy, e.g. greedy,random", param_hint="--agents"
-        )
+    project, _, setup = _engine_setup(
+        ctx, game, players=players, teams=teams, options=options, agents=agents
+    )
     if sys.stderr.isatty() and not os.environ.get("CI") and not as_json:
         from rich.progress import Progress
 
@@ -746,12 +826,12 @@ def simulate_cmd(
                 game,
                 games,
                 seed,
-                pair,
+                setup,
                 jobs,
                 lambda done, total: bar.update(task, completed=done),
             )
     else:
-        result = simulate(project, game, games, seed, pair, jobs)
+        result = simulate(project, game, games, seed, setup, jobs)
     typer.echo(result.to_json() if as_json else result.report("it"))
 
 
@@ -761,7 +841,7 @@ def replay_cmd(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="A replay saved as JSON.", dir_okay=False)],
 ) -> None:
-    """Play a saved game again from its log and narrate it in Italian."""
+    """Play a saved game again from its choices and narrate it in Italian."""
     from .play import replay_file
 
     _, lines = replay_file(_project(ctx), file)
@@ -773,21 +853,22 @@ def replay_cmd(
 @fails_cleanly
 def record_cmd(
     ctx: typer.Context,
-    game: Annotated[str, typer.Argument(help="The game's slug (engines: bless).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="JSON replay to write.", dir_okay=False)],
+    game: Annotated[str, typer.Argument(help="The game's slug (a game with an engine).")],
+    out: Annotated[Path, typer.Option("--out", help="JSON replay to write.", dir_okay=False)],
     seed: Annotated[int, typer.Option("--seed", help="Which game.")] = 1,
-    agents: Annotated[
-        str, typer.Option("--agents", help="Two agents: random or greedy.")
-    ] = "random,random",
+    agents: AgentsOption = "random",
+    players: PlayersOption = None,
+    teams: TeamsOption = None,
+    options: GameOptions = None,
 ) -> None:
-    """Play one game between two agents and save it as a replay (see `cartiera replay`)."""
+    """Play one game between agents and save it as a replay (see `cartiera replay`)."""
     from .output import atomic_write
     from .simulate import record_game
 
-    project = _project(ctx)
-    _engine_game(project, game)
-    pair = tuple(a.strip() for a in agents.split(","))
-    replay = record_game(project, game, seed, pair)
+    project, _, setup = _engine_setup(
+        ctx, game, players=players, teams=teams, options=options, agents=agents
+    )
+    replay = record_game(project, game, seed, setup)
     atomic_write(out, replay.to_json().encode("utf-8"))
     typer.echo(f"wrote {out}")
 
@@ -796,19 +877,16 @@ def record_cmd(
 @fails_cleanly
 def example_cmd(
     ctx: typer.Context,
-    game: Annotated[str, typer.Argument(help="The game's slug (engines: bless).")],
+    game: Annotated[str, typer.Argument(help="The game's slug (a game with an engine).")],
     name: Annotated[
         str | None,
         typer.Argument(help="The scenario's name (file name without .yaml). Default: all of them."),
     ] = None,
 ) -> None:
-    """Play a worked example, check what must follow, and print its Italian narration."""
+    """Play worked examples, check what must follow, and print their Italian narration."""
     from .examples import run_example, run_examples
-    from .play import load_rules
 
-    project = _project(ctx)
-    _engine_game(project, game)
-    rules = load_rules(project, game)
+    project, rules, _ = _engine_setup(ctx, game, options=None)
     if name:
         results = [run_example(project, game, name, rules)]
     else:
@@ -817,7 +895,7 @@ def example_cmd(
     for result in results:
         typer.echo(result.markdown)
         for failure in result.failures:
-            typer.echo(f"games/{game}/examples/{result.name}.yaml: error: {failure}", err=True)
+            typer.echo(f"error: {failure}", err=True)
         failed += not result.passed
     raise typer.Exit(1 if failed else 0)
 

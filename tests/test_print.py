@@ -40,18 +40,22 @@ def decks(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) -> dic
 
 @pytest.mark.parametrize("slug", sorted(EXPECTED_CARDS))
 def test_page_count_follows_the_composition(decks, slug: str) -> None:
+    """Poker cards: 9 on A4 portrait; bridge cards: 10 on A4 landscape (page saving).
+    The instructions' blank back keeps the page count even, for duplex."""
     reader = PdfReader(decks[slug])
-    layout = SheetLayout.fit(PAPERS["a4"], CARD_SIZES[SIZES[slug]], 3.0)
-    assert layout.per_sheet == 9
-    sheets = math.ceil(EXPECTED_CARDS[slug] / 9)
-    assert len(reader.pages) == 1 + 2 * sheets
-    for page in reader.pages:
-        assert (round(page.mediabox.width / PT), round(page.mediabox.height / PT)) == (210, 297)
+    layout = SheetLayout.best_fit(PAPERS["a4"], CARD_SIZES[SIZES[slug]], 3.0)
+    per_sheet = 10 if SIZES[slug] == "bridge" else 9
+    assert layout.per_sheet == per_sheet
+    sheets = math.ceil(EXPECTED_CARDS[slug] / per_sheet)
+    assert len(reader.pages) == 2 + 2 * sheets
+    size = (297, 210) if SIZES[slug] == "bridge" else (210, 297)
+    for page in reader.pages[2:]:
+        assert (round(page.mediabox.width / PT), round(page.mediabox.height / PT)) == size
 
 
 def test_bless_is_fifteen_pages_with_embedded_fonts(decks) -> None:
     reader = PdfReader(decks["bless"])
-    assert len(reader.pages) == 15  # the instructions, then 7 front and 7 back sheets
+    assert len(reader.pages) == 16  # instructions, its blank back, 7 front and 7 back sheets
     text = reader.pages[0].extract_text()
     assert "100%" in text and "100 mm" in text
     for font in _all_fonts(reader):
@@ -108,7 +112,7 @@ def test_each_card_is_in_its_slot(decks, shared_project: Path) -> None:
     document = pdfium.PdfDocument(decks["bless"])
     for index, name in enumerate(names):
         sheet, slot = divmod(index, 9)
-        page = document[1 + 2 * sheet]
+        page = document[2 + 2 * sheet]
         r = layout.slot(slot)
         inside = _text_in(page, (r.x + 1, r.y + 1, r.w - 2, r.h - 2))
         assert name in inside, (name, inside[:80])
@@ -133,11 +137,11 @@ def test_crop_marks_are_where_the_cuts_are(decks) -> None:
     dpi = 600
     px = dpi / 25.4
     layout = SheetLayout.fit(PAPERS["a4"], CARD_SIZES["poker"], 3.0)
-    image = pdfium.PdfDocument(decks["bless"])[1].render(scale=dpi / 72).to_pil().convert("L")
+    image = pdfium.PdfDocument(decks["bless"])[2].render(scale=dpi / 72).to_pil().convert("L")
     xs, ys = layout.cut_lines()
     block = layout.block
     # a row of pixels across the top margin, between the bleed and the paper edge
-    row_y = round((block.y - 3.0 - 2.0) * px)
+    row_y = round((block.y - 3.0 - 0.9) * px)  # below the duplex targets
     found = _dark_runs([image.getpixel((x, row_y)) for x in range(image.width)])
     assert len(found) == len(xs)
     for expected, got in zip(xs, found, strict=True):
@@ -214,11 +218,11 @@ def test_every_back_lands_behind_its_front(prova: Path, tmp_path: Path, duplex: 
     assert invoke(prova, "deck", "prova", "--duplex", duplex, "--out", str(out)).exit_code == 0
     layout = SheetLayout.fit(PAPERS["a4"], CARD_SIZES["poker"], 3.0)
     document = pdfium.PdfDocument(out)
-    assert len(document) == 1 + 2 * 2
+    assert len(document) == 2 + 2 * 2
     numbers = [*range(1, 11), 10]
     for index, number in enumerate(numbers):
         sheet, slot = divmod(index, 9)
-        front, back = document[1 + 2 * sheet], document[2 + 2 * sheet]
+        front, back = document[2 + 2 * sheet], document[3 + 2 * sheet]
         r = layout.slot(slot)
         assert f"F{number}" in _text_in(front, (r.x, r.y, r.w, r.h))
         # the sheet turned over: long edge mirrors left-right, short edge top-bottom
@@ -237,7 +241,7 @@ def test_backs_offset_moves_the_backs(prova: Path, tmp_path: Path) -> None:
     )
 
     def first_char_box(path: Path) -> tuple[float, float]:
-        textpage = pdfium.PdfDocument(path)[2].get_textpage()
+        textpage = pdfium.PdfDocument(path)[3].get_textpage()
         left, bottom, _, _ = textpage.get_charbox(0)
         return left / PT, bottom / PT
 
@@ -342,5 +346,5 @@ def test_card_text_prints_literally(prova: Path, tmp_path: Path) -> None:
     assert invoke(prova, "db", "build").exit_code == 0
     out = tmp_path / "lit.pdf"
     assert invoke(prova, "deck", "prova", "--out", str(out)).exit_code == 0
-    text = pdfium.PdfDocument(out)[1].get_textpage().get_text_range()
+    text = pdfium.PdfDocument(out)[2].get_textpage().get_text_range()
     assert "<b>Spada & scudo</b>" in " ".join(text.split())

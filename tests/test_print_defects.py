@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
+from decimal import Decimal
 from pathlib import Path
 
 import pikepdf
+import pypdfium2 as pdfium
 import pytest
 from conftest import edit, invoke
 from PIL import Image
+from test_print import prova as prova_deck  # noqa: F401  (the numbered test deck: `prova`)
 
 from pipeline.project import open_project
 from pipeline.render.deck import load_faces
+from pipeline.render.layout import SheetLayout
+from pipeline.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
+
+PT = 72 / 25.4
 
 
 def _type0_fonts(path: Path) -> list[tuple[str, bytes]]:
@@ -96,3 +104,113 @@ def test_presets_follow_the_card_size(shared_project: Path, tmp_path: Path) -> N
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     decks = {c["deck"]: c["status"] for c in manifest["cards"]}
     assert decks == {"base": "official", "rising-sun": "incomplete"}
+
+
+# -- sheets: marks in the printable area, a duplex check that knows the flip edge ---------
+
+
+def _own_paths(page: pikepdf.Page, height: float) -> list[list[tuple[float, float]]]:
+    """The subpaths a sheet page draws itself (not its faces), in mm from the top left."""
+    paths: list[list[tuple[float, float]]] = []
+    for operands, operator in pikepdf.parse_content_stream(page):
+        op = str(operator)
+        nums = [float(v) / PT for v in operands if isinstance(v, (int, float, Decimal))]
+        points = [(nums[i], height - nums[i + 1]) for i in range(0, len(nums) - 1, 2)]
+        if op == "m":
+            paths.append(points)
+        elif op in ("l", "c") and paths:
+            paths[-1].extend(points)
+    return paths
+
+
+def _centres(paths: list[list[tuple[float, float]]]) -> set[tuple[float, float]]:
+    """Centres of the targets' outer rings: subpaths of curves (4 quarter arcs)."""
+    out = set()
+    for path in paths:
+        if len(path) == 13:  # m + 4 × c (3 points each)
+            ends = [path[i] for i in (3, 6, 9, 12)]
+            out.add((round(sum(x for x, _ in ends) / 4, 1), round(sum(y for _, y in ends) / 4, 1)))
+    return out
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter", "a3", "legal"])
+def test_marks_and_targets_stay_inside_the_printable_margin(
+    prova: Path, tmp_path: Path, paper: str
+) -> None:
+    """Defect 4: nothing the sheet draws comes nearer the edge than PRINTABLE_MM, and
+    every cut line still has its marks."""
+    out = tmp_path / "deck.pdf"
+    assert invoke(prova, "deck", "prova", "--paper", paper, "--out", str(out)).exit_code == 0
+    margin = PRINTABLE_MM[paper]
+    with pikepdf.open(out) as pdf:
+        page = pdf.pages[2]
+        w, h = (float(v) / PT for v in page.mediabox[2:])
+        paths = _own_paths(page, h)
+    points = [p for path in paths for p in path]
+    assert points
+    for x, y in points:
+        assert margin - 0.01 <= x <= w - margin + 0.01, (paper, x)
+        assert margin - 0.01 <= y <= h - margin + 0.01, (paper, y)
+    layout = SheetLayout.best_fit(PAPERS[paper], CARD_SIZES["poker"], 3.0, 0, margin)
+    xs, ys = layout.cut_lines()
+    segments = [p for p in paths if len(p) == 2]
+    assert len(segments) == 2 * (len(xs) + len(ys))
+    for x in xs:  # each vertical cut has a mark above and below the block
+        assert sum(abs(a[0] - x) < 0.01 and abs(b[0] - x) < 0.01 for a, b in segments) == 2
+
+
+def test_duplex_targets_tell_the_flip_edge(prova: Path, tmp_path: Path) -> None:
+    """Defect 5: the targets on the back are where the front's land for the chosen flip,
+    and that place differs between long and short edge."""
+    found = {}
+    for duplex in ("long", "short"):
+        out = tmp_path / f"{duplex}.pdf"
+        assert invoke(prova, "deck", "prova", "--duplex", duplex, "--out", str(out)).exit_code == 0
+        with pikepdf.open(out) as pdf:
+            front = _centres(_own_paths(pdf.pages[2], 297))
+            back = _centres(_own_paths(pdf.pages[3], 297))
+        assert len(front) == 2
+        found[duplex] = (front, back)
+    front = found["long"][0]
+    assert found["short"][0] == front
+    mirrored_x = {(round(210 - x, 1), y) for x, y in front}
+    mirrored_y = {(x, round(297 - y, 1)) for x, y in front}
+    assert found["long"][1] == mirrored_x
+    assert found["short"][1] == mirrored_y
+    assert mirrored_x != mirrored_y  # a long-edge print flipped on the short edge shows it
+    for x, y in front:  # and every target is inside the printable margin with its ring
+        assert 5.0 + 2.0 <= y <= 297 - 7.0 and 7.0 <= x <= 203
+
+
+def test_duplex_file_has_an_even_page_count(prova: Path, tmp_path: Path) -> None:
+    """Defect 9: instructions, a blank back, then front/back pairs: printed whole in duplex,
+    every front sheet is on the front of a sheet of paper."""
+    out = tmp_path / "deck.pdf"
+    assert invoke(prova, "deck", "prova", "--out", str(out)).exit_code == 0
+    document = pdfium.PdfDocument(out)
+    assert len(document) % 2 == 0
+    assert document[1].get_textpage().get_text_range().strip() == ""
+    assert "F1" in document[2].get_textpage().get_text_range()
+    assert "B1" in document[3].get_textpage().get_text_range()
+
+
+def test_deck_warns_when_the_database_is_stale(built: Path, tmp_path: Path) -> None:
+    """Defect 6: an edit to cards.yaml after cards.db was built gets a one-line warning."""
+    out = str(tmp_path / "deck.pdf")
+    run = invoke(built, "deck", "blitz", "--out", out)
+    assert run.exit_code == 0 and "changed after" not in run.stderr
+    time.sleep(0.01)
+    edit(built / "games/blitz/cards.yaml", "name: Fuoco", "name: Fuoco vivo")
+    run = invoke(built, "deck", "blitz", "--out", out)
+    assert run.exit_code == 0
+    line = next(x for x in run.stderr.splitlines() if "changed after" in x)
+    assert line.startswith("warning: games/blitz/cards.yaml changed after cards.db")
+    assert "cartiera db build" in line
+
+
+def test_placeholder_site_url_is_reported(prova: Path) -> None:
+    """Defect 7: validate (and deck) say when the QR codes point at the placeholder."""
+    run = invoke(prova, "validate", "prova")
+    assert "site_url is the placeholder" in run.stderr
+    run = invoke(prova, "validate", "prova", env={"CARTIERA_SITE_URL": "https://carte.example/"})
+    assert "placeholder" not in run.stderr

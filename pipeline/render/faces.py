@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import segno
 from markupsafe import Markup, escape
@@ -26,6 +26,7 @@ from ..templating import environment
 from .paper import BLEED_MM, CARD_SIZES, SAFE_MM, Size
 
 RENDERER_VERSION = "2"  # bump when the face pipeline changes what a digest stands for
+Ink = Literal["full", "light"]  # light: each template's ink-light variables apply
 TOLERANCE_PX = 0.75  # layout rounding that is not an overflow (CSS px; 1 px = 0.26 mm)
 
 
@@ -56,6 +57,7 @@ class DeckFaces:
     bleed: float
     css: str
     size: str = "poker"  # the card size's name (CARD_SIZES)
+    ink: Ink = "full"
     faces: dict[str, Face] = field(default_factory=dict)
     fronts: dict[str, str] = field(default_factory=dict)  # card code -> digest
     backs: dict[str, str] = field(default_factory=dict)
@@ -108,10 +110,13 @@ def deck_faces(
     site_url: str,
     bleed: float = BLEED_MM,
     size: str | None = None,
+    ink: Ink = "full",
 ) -> DeckFaces:
     """Render every card's front and back markup; identical faces share one digest.
 
-    `size` prints the deck at another card size than the game's (CARD_SIZES)."""
+    `size` prints the deck at another card size than the game's (CARD_SIZES); `ink`
+    "light" sets the class `ink-light` on every face, whose CSS variables each game's
+    stylesheet defines to save ink at home."""
     folder = templates / "cards" / game.slug
     if not (folder / "front.html.j2").exists():
         raise FileNotFoundError(folder / "front.html.j2")
@@ -125,7 +130,7 @@ def deck_faces(
     )
     size = size or game.card_size
     trim = CARD_SIZES[size]
-    faces = DeckFaces(game=game, trim=trim, bleed=bleed, css=css, size=size)
+    faces = DeckFaces(game=game, trim=trim, bleed=bleed, css=css, size=size, ink=ink)
     rules_url = f"{site_url.rstrip('/')}/giochi/{game.slug}/regole/"
     base = {
         "game": game,
@@ -136,7 +141,7 @@ def deck_faces(
         "rules_url": rules_url,
         "site_url": site_url,
     }
-    salt = f"{RENDERER_VERSION}|{css}|{trim}|{bleed}"
+    salt = f"{RENDERER_VERSION}|{css}|{trim}|{bleed}|{ink}"
     for card in game.cards:
         for side, template, index, label in (
             ("front", front, faces.fronts, "fronte"),
@@ -151,8 +156,9 @@ def deck_faces(
 
 def face_document(deck: DeckFaces, digests: Sequence[str], outline: bool = False) -> str:
     """One HTML document, one page per face, pages exactly trim + bleed."""
+    ink = " ink-light" if deck.ink == "light" else ""
     pages = "\n".join(
-        f'<section class="face game-{deck.game.slug}" data-face="{d}"'
+        f'<section class="face game-{deck.game.slug}{ink}" data-face="{d}"'
         f"{f' aria-label={json.dumps(deck.faces[d].label)}' if outline else ''}>"
         f'<div class="trim">{deck.faces[d].html}</div></section>'
         for d in digests

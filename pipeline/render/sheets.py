@@ -8,145 +8,20 @@ every face's content exactly once. All geometry is in millimetres until the last
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 import pikepdf
 
 from .faces import FacePage
 from .fonts import unify_fonts
+from .layout import Duplex, Mark, Rect, SheetLayout
 from .paper import PT_PER_MM, Size
 
-Duplex = Literal["long", "short", "none"]
-MARK_GAP_MM = 0.5  # between the bleed edge and the start of a crop mark
-MARK_MAX_MM = 8.0
-MARK_EDGE_MM = 1.0  # marks stop this far from the paper edge
+__all__ = ["Duplex", "Imposer", "Rect", "SheetLayout", "chunks", "marks_stream"]
+
 MARK_WIDTH_PT = 0.3
-REG_RADIUS_MM = 2.0  # duplex registration targets in the sheet margins
-
-
-@dataclass(frozen=True)
-class Rect:
-    x: float  # left, mm from the page's left edge
-    y: float  # top, mm from the page's top edge
-    w: float
-    h: float
-
-    @property
-    def right(self) -> float:
-        return self.x + self.w
-
-    @property
-    def bottom(self) -> float:
-        return self.y + self.h
-
-    @property
-    def center(self) -> tuple[float, float]:
-        return self.x + self.w / 2, self.y + self.h / 2
-
-
-@dataclass(frozen=True)
-class SheetLayout:
-    """Cards butted in a grid, centred on the paper, with bleed around the block only."""
-
-    paper: Size
-    card: Size  # trim size
-    bleed: float
-    cols: int
-    rows: int
-
-    @classmethod
-    def fit(cls, paper: Size, card: Size, bleed: float) -> SheetLayout:
-        cols = math.floor((paper.width - 2 * bleed) / card.width)
-        rows = math.floor((paper.height - 2 * bleed) / card.height)
-        if cols < 1 or rows < 1:
-            raise ValueError(f"a {card.width} × {card.height} mm card does not fit the paper")
-        return cls(paper, card, bleed, cols, rows)
-
-    @property
-    def per_sheet(self) -> int:
-        return self.cols * self.rows
-
-    @property
-    def block(self) -> Rect:
-        w, h = self.cols * self.card.width, self.rows * self.card.height
-        return Rect((self.paper.width - w) / 2, (self.paper.height - h) / 2, w, h)
-
-    def slot(self, index: int) -> Rect:
-        """The trim rectangle of slot `index` (row-major from the top left)."""
-        row, col = divmod(index, self.cols)
-        block = self.block
-        return Rect(
-            block.x + col * self.card.width,
-            block.y + row * self.card.height,
-            self.card.width,
-            self.card.height,
-        )
-
-    def back_slot(self, index: int, duplex: Duplex) -> int:
-        """Where the back of slot `index` goes on the backs sheet, so it lands behind it.
-
-        Long-edge flip mirrors the sheet left-right: columns reverse. Short-edge flip
-        mirrors it top-bottom: rows reverse.
-        """
-        row, col = divmod(index, self.cols)
-        if duplex == "long":
-            col = self.cols - 1 - col
-        elif duplex == "short":
-            row = self.rows - 1 - row
-        return row * self.cols + col
-
-    def visible(self, index: int) -> Rect:
-        """The part of slot `index`'s face that shows: its trim, plus the bleed on the
-        sides that are on the outside of the block (inside, cards are butted)."""
-        row, col = divmod(index, self.cols)
-        r = self.slot(index)
-        left = self.bleed if col == 0 else 0
-        right = self.bleed if col == self.cols - 1 else 0
-        top = self.bleed if row == 0 else 0
-        bottom = self.bleed if row == self.rows - 1 else 0
-        return Rect(r.x - left, r.y - top, r.w + left + right, r.h + top + bottom)
-
-    def cut_lines(self) -> tuple[list[float], list[float]]:
-        """x positions of the vertical cuts and y positions of the horizontal ones (mm)."""
-        block = self.block
-        xs = [block.x + i * self.card.width for i in range(self.cols + 1)]
-        ys = [block.y + i * self.card.height for i in range(self.rows + 1)]
-        return xs, ys
-
-    def marks(self) -> list[tuple[float, float, float, float]]:
-        """Crop marks as line segments (x1, y1, x2, y2) in mm, outside the bleed.
-
-        Every cut line gets a mark at both of its ends, as long as the margin allows, so
-        cutting away one side of the sheet leaves the marks on the other.
-        """
-        block = self.block
-        xs, ys = self.cut_lines()
-        segments = []
-        top_room = block.y - self.bleed - MARK_GAP_MM - MARK_EDGE_MM
-        side_room = block.x - self.bleed - MARK_GAP_MM - MARK_EDGE_MM
-        v_len, h_len = min(MARK_MAX_MM, top_room), min(MARK_MAX_MM, side_room)
-        if v_len > 0:
-            start = self.bleed + MARK_GAP_MM
-            for x in xs:
-                segments.append((x, block.y - start, x, block.y - start - v_len))
-                segments.append((x, block.bottom + start, x, block.bottom + start + v_len))
-        if h_len > 0:
-            start = self.bleed + MARK_GAP_MM
-            for y in ys:
-                segments.append((block.x - start, y, block.x - start - h_len, y))
-                segments.append((block.right + start, y, block.right + start + h_len, y))
-        return segments
-
-    def registration(self) -> list[tuple[float, float]]:
-        """Centres of the registration targets: in the side margins, mid-height, placed
-        symmetrically so that front and back targets coincide when the print is right."""
-        block = self.block
-        x = (block.x - self.bleed) / 2
-        return [(x, self.paper.height / 2), (self.paper.width - x, self.paper.height / 2)]
 
 
 def _pt(mm: float) -> float:
@@ -179,6 +54,9 @@ class Imposer:
             self._sources[path] = pikepdf.open(path)
         return self._sources[path]
 
+    def face(self, digest: str) -> FacePage:
+        return self._faces[digest]
+
     def xobject(self, digest: str) -> pikepdf.Object:
         if digest not in self._xobjects:
             face = self._faces[digest]
@@ -186,22 +64,37 @@ class Imposer:
             self._xobjects[digest] = self.pdf.copy_foreign(page.as_form_xobject())
         return self._xobjects[digest]
 
+    def page_xobject(self, path: Path, index: int) -> pikepdf.Object:
+        """A page of another PDF (e.g. the sheet labels) as a Form XObject."""
+        key = f"{path}#{index}"
+        if key not in self._xobjects:
+            page = self._source(path).pages[index]
+            self._xobjects[key] = self.pdf.copy_foreign(page.as_form_xobject())
+        return self._xobjects[key]
+
     def append_page(self, path: Path) -> None:
         """Add the first page of another PDF as it is (e.g. the instructions page)."""
         # sources stay open until save: stream data is copied when the output is written
         self.pdf.pages.append(self._source(path).pages[0])
 
     def add_page(
-        self, size: Size, draws: Sequence[tuple[str, Rect, Rect, float]], extra: bytes = b""
+        self,
+        size: Size,
+        draws: Sequence[tuple[str, Rect, Rect, float]],
+        extra: bytes = b"",
+        overlay: pikepdf.Object | None = None,
     ) -> pikepdf.Page:
         """A page with faces drawn: (digest, where the face page goes, clip, rotation).
 
         `where` is the face's full page (trim + bleed) rectangle in mm from the top left;
-        rotation is 0 or 180 degrees.
+        rotation is 0 or 180 degrees. `overlay`, a Form XObject the size of the page, is
+        drawn last (the sheet's label).
         """
         page = self.pdf.add_blank_page(page_size=(_pt(size.width), _pt(size.height)))
         names = pikepdf.Dictionary()
         ops = []
+        if overlay is not None:
+            names["/L0"] = overlay
         for index, (digest, where, clip, rotation) in enumerate(draws):
             name = f"/F{index}"
             names[name] = self.xobject(digest)
@@ -218,6 +111,8 @@ class Imposer:
             ops.append(f"{name} Do Q")
         page.Resources = pikepdf.Dictionary(XObject=names)
         content = ("\n".join(ops) + "\n").encode() + extra
+        if overlay is not None:
+            content += b"q /L0 Do Q\n"
         page.Contents = self.pdf.make_stream(content)
         return page
 
@@ -243,18 +138,32 @@ class Imposer:
         return out.getvalue()
 
 
-def marks_stream(layout: SheetLayout, with_marks: bool, registration: bool) -> bytes:
-    """Crop marks and registration targets as PDF drawing operators."""
-    h = layout.paper.height
-    ops = [f"q 0 G {MARK_WIDTH_PT} w 0 J"]
-    if with_marks:
-        for x1, y1, x2, y2 in layout.marks():
+def marks_stream(
+    paper: Size,
+    marks: Sequence[tuple[Mark, int]] = (),
+    targets: Sequence[tuple[float, float]] = (),
+    radius: float = 2.0,
+    dashed: Sequence[tuple[float, float, float, float]] = (),
+) -> bytes:
+    """Crop marks (each with its grey: 0 black, 1 white), duplex targets and dashed
+    lines (a fold) as PDF drawing operators; positions in mm from the top left."""
+    h = paper.height
+    ops = [f"q {MARK_WIDTH_PT} w 0 J"]
+    for mark, grey in marks:
+        ops.append(
+            f"{grey} G {_num(_pt(mark.x1))} {_num(_pt(h - mark.y1))} m "
+            f"{_num(_pt(mark.x2))} {_num(_pt(h - mark.y2))} l S"
+        )
+    if targets:
+        ops.append("0 G 0 g")
+        for cx, cy in targets:
+            ops.append(_target(_pt(cx), _pt(h - cy), _pt(radius)))
+    if dashed:
+        ops.append("0 G [2 2] 0 d")
+        for x1, y1, x2, y2 in dashed:
             ops.append(
                 f"{_num(_pt(x1))} {_num(_pt(h - y1))} m {_num(_pt(x2))} {_num(_pt(h - y2))} l S"
             )
-    if registration:
-        for cx, cy in layout.registration():
-            ops.append(_target(_pt(cx), _pt(h - cy), _pt(REG_RADIUS_MM)))
     ops.append("Q")
     return ("\n".join(ops) + "\n").encode()
 

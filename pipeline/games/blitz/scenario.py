@@ -54,6 +54,8 @@ EXPECT_KEYS = (
     "rush",
     "turn_player",
     "exposes_left",
+    "possible",
+    "illegal",
 )
 RAINBOW_NAME = "diverse"
 
@@ -94,6 +96,7 @@ class ScenarioMixin:
             return out
 
         def seat(where: str, p: Any) -> int:
+            p = int(p) if str(p).isdigit() else p
             if not isinstance(p, int) or not 1 <= p <= players:
                 raise ValueError(f"{where}: player {p!r} is not one of 1..{players}")
             return p - 1
@@ -230,6 +233,14 @@ class ScenarioMixin:
             return per_player(lambda p: codes(state.loose[p]))
         if key == "points":
             return per_player(state.points)
+        if key in ("possible", "illegal"):
+            described = [self.describe_action(state, a) for a in state.legal_actions()]
+            out = []
+            for spec in want:
+                hit = any(all(d.get(k) == v for k, v in spec.items()) for d in described)
+                if hit != (key == "possible"):
+                    out.append(f"{spec} should {'' if key == 'possible' else 'not '}be legal")
+            return out
         got: Any
         if key == "deck":
             got = len(state.deck)
@@ -251,3 +262,38 @@ class ScenarioMixin:
 
     def expect_keys(self) -> Sequence[str]:
         return EXPECT_KEYS
+
+    def position_lines(
+        self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
+    ) -> list[str]:
+        """The position in Italian, for the rulebook and the site."""
+        names = {code: r.name for code, r in zip(self.table.codes, self.table.records, strict=True)}
+
+        def cards(codes: Sequence[str]) -> str:
+            return ", ".join(names.get(c, c) for c in codes) or "niente"
+
+        mode = {"pairs": "a coppie", "teams": "a squadre"}.get(str(options.get("teams")), "")
+        head = f"{players} giocatori" + (f" {mode}" if mode else "")
+        if options.get("rush"):
+            head += ", con il Rush BLITZ concordato"
+        if position.get("blitz_played") or options.get("blitz_mode"):
+            head += ", in modalità BLITZ"
+        turn = position.get("turn", 1)
+        when = "ha già pescato" if position.get("phase") == MAIN else "inizia il turno"
+        out = [f"- {head}; tocca al Giocatore {turn}, che {when}."]
+        hands = {int(k): v for k, v in (position.get("hands") or {}).items()}
+        tables = {int(k): v for k, v in (position.get("tables") or {}).items()}
+        for p in range(1, players + 1):
+            parts = [f"in mano {cards(hands.get(p, []))}"]
+            if tables.get(p):
+                parts.append(f"sul tavolo {cards(tables[p])}")
+            out.append(f"- Giocatore {p}: " + "; ".join(parts) + ".")
+        if "deck" in position:
+            deck = position["deck"]
+            out.append(
+                f"- Mazzo di pesca: {len(deck)} carte"
+                + (f", in cima {cards(deck[:3])}." if deck else ".")
+            )
+        if position.get("discards"):
+            out.append(f"- Negli scarti: {cards(position['discards'])}.")
+        return out

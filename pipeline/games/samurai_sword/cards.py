@@ -17,6 +17,8 @@ BASE = "base"
 ARMA, PROPRIETA, AZIONE = "arma", "proprieta", "azione"
 PLAYING_KINDS = (ARMA, PROPRIETA, AZIONE)
 TEAMS = ("Shogun", "Ninja", "Ronin")  # the role cards' `squadra`, in tie-break order below
+# How a card is played in the play phase (see Turn._main_actions), one code per card.
+WEAPON, ON_SELF, ON_ANYONE, ANSWER_ONLY, DISCARD_ONE, TAKE_ONE, FOR_ANOTHER, PLAIN = range(8)
 # Rule 9.7 with the ruling parita-gioco-base: Ninja beat the Shogun's side, the Ronin loses.
 TIE_RANK = {"Ninja": 2, "Shogun": 1, "Ronin": 0}
 
@@ -69,6 +71,21 @@ class Cards:
         self.is_parry = [bool(a and a.effetto == "parata") for a in self.action]
         self.end_points = [a.onore_in_mano if a else 0 for a in self.action]
         self.resistance = [int(c.attributes.get("resistenza", 0) or 0) for c in self.records]
+        self.play = [self._play_code(i) for i in range(size)]
+
+    def _play_code(self, i: int) -> int:
+        prop, action = self.prop[i], self.action[i]
+        if self.is_weapon[i]:
+            return WEAPON
+        if prop is not None:
+            return ON_ANYONE if prop.prova_onore else ON_SELF
+        if action is None or action.effetto == "parata":
+            return ANSWER_ONLY  # a Parata is only an answer to a weapon (rule 6.5)
+        if action.effetto == "scarta":
+            return DISCARD_ONE
+        if action.effetto == "prendi":
+            return TAKE_ONE
+        return FOR_ANOTHER if action.pesca_scelto else PLAIN
 
     def codes(self, cards: Sequence[int]) -> list[str]:
         return [self.code[c] for c in cards]

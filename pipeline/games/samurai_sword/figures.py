@@ -32,6 +32,11 @@ def rate(successes: int, trials: int) -> dict[str, float]:
     return {"rate": successes / trials if trials else 0.0, "low": low, "high": high, "n": trials}
 
 
+def interval(cell: Mapping[str, float]) -> str:
+    """The 95% interval of a rate cell as text, for the printed table."""
+    return f"{100 * cell['low']:.1f}-{100 * cell['high']:.1f}"
+
+
 def summarize(state: SamuraiState) -> dict[str, Any]:
     """What one finished game gives the figures, as plain JSON values."""
     cards, n = state.cards, state.num_players
@@ -85,8 +90,8 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
         FigureTable(
             "lati",
             "Vittorie di ogni squadra",
-            ("giocatori", "squadra", "vittorie"),
-            tuple((c, t, r) for c, t, r in sides),
+            ("giocatori", "squadra", "vittorie", "IC 95%"),
+            tuple((c, t, r, interval(r)) for c, t, r in sides),
             chart="bars",
         ),
         FigureTable(
@@ -110,14 +115,18 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
         FigureTable(
             "personaggi",
             "Vittorie della squadra di ogni personaggio",
-            ("personaggio", "partite", "vittorie"),
-            tuple((code, played[code], rate(won[code], played[code])) for code in sorted(played)),
+            ("personaggio", "partite", "vittorie", "IC 95%"),
+            tuple(
+                (code, played[code], r, interval(r))
+                for code in sorted(played)
+                for r in [rate(won[code], played[code])]
+            ),
             chart="bars",
         ),
         FigureTable(
             "armi",
-            "Le armi: quante volte si giocano e quante ferite fanno",
-            ("arma", "attacchi per partita", "ferite per partita", "ferite per attacco"),
+            "Le armi: attacchi e ferite per partita, ferite per attacco",
+            ("arma", "attacchi", "ferite", "per colpo"),
             tuple(
                 (
                     code,

@@ -211,6 +211,18 @@ class SamuraiState(Turn):
             + self.ability(target).difesa
         )
 
+    def targets(self, a: int) -> list[tuple[int, int]]:
+        """Every player `a` may attack (not harmless), with the difficulty of the attack: the
+        same as ``difficulty`` in one pass round the table (it is asked at every decision)."""
+        n, res, hands = self.num_players, self.res, self.hands
+        ring = [q for q in ((a + k) % n for k in range(1, n)) if res[q] and hands[q]]
+        seats, defence, chars = len(ring) + 1, self.cards.defence, self.cards.character
+        return [
+            (q, min(i + 1, seats - i - 1) + sum(defence[c] for c in self.front[q])
+             + chars[self.char[q]].difesa)  # type: ignore[union-attr]
+            for i, q in enumerate(ring)
+        ]  # fmt: skip
+
     def weapon_limit(self, p: int) -> int:
         """Rule 5.5: one weapon a turn, +1 per Concentrazione, Goemon, the 3-player Shogun."""
         extra = self.cards.extra_weapons
@@ -342,12 +354,12 @@ class SamuraiState(Turn):
         return other
 
     def zones(self) -> dict[str, list[int]]:
-        out = {"mazzo": list(self.deck), "scarti": list(self.discard), "fuori": list(self.aside)}
+        out = {"deck": list(self.deck), "discard": list(self.discard), "out": list(self.aside)}
         for p in range(self.num_players):
-            out[f"mano-{p + 1}"] = list(self.hands[p])
-            out[f"davanti-{p + 1}"] = list(self.front[p])
-            out[f"ruolo-{p + 1}"] = [self.role[p]]
-            out[f"personaggio-{p + 1}"] = [self.char[p]]
+            out[f"hand-{p + 1}"] = list(self.hands[p])
+            out[f"front-{p + 1}"] = list(self.front[p])
+            out[f"role-{p + 1}"] = [self.role[p]]
+            out[f"character-{p + 1}"] = [self.char[p]]
         return out
 
     def clone(self) -> SamuraiState:

@@ -15,6 +15,16 @@ from typing import Any
 
 from pipeline.engine.core import Action, Event, IllegalAction
 
+from .cards import (
+    DISCARD_ONE,
+    FOR_ANOTHER,
+    ON_ANYONE,
+    ON_SELF,
+    PLAIN,
+    TAKE_ONE,
+    WEAPON,
+)
+
 END: Action = ("fine",)
 TAKE: Action = ("subisci",)
 HONOUR: Action = ("onore",)
@@ -55,9 +65,10 @@ class Turn:
     # -- legal actions ---------------------------------------------------------------------
 
     def legal_actions(self) -> list[Action]:
+        """The legal actions, computed once per decision (callers must not change the list)."""
         if self._legal is None:
             self._legal = self._compute_legal()
-        return list(self._legal)
+        return self._legal
 
     def _compute_legal(self) -> list[Action]:
         if self.over:
@@ -81,54 +92,40 @@ class Turn:
         return [FROM_DISCARD, FROM_DECK]  # "pesca": Ieyasu's choice
 
     def _main_actions(self, p: int) -> list[Action]:
-        cards, n = self.cards, self.num_players
+        """Every card of the hand that can be played now, with each target it can take."""
+        cards, n, hands = self.cards, self.num_players, self.hands
+        codes = cards.play
         others = [(p + k) % n for k in range(1, n)]
         out: list[Action] = []
-        weapons_left = self.weapons_used < self.weapon_limit(p)  # type: ignore[attr-defined]
-        kojiro = self.ability(p).portata_illimitata  # type: ignore[attr-defined]
         targets: list[tuple[int, int]] | None = None
-        for c in sorted(set(self.hands[p])):
-            kind = cards.kind[c]
-            if kind == "arma":
-                if not weapons_left:
-                    continue
+        for c in sorted(set(hands[p])):
+            code = codes[c]
+            if code == WEAPON:
                 if targets is None:
-                    targets = [
-                        (t, 0 if kojiro else self.difficulty(p, t))  # type: ignore[attr-defined]
-                        for t in others
-                        if not self.harmless(t)  # type: ignore[attr-defined]
-                    ]
+                    targets = []
+                    if self.weapons_used < self.weapon_limit(p):  # type: ignore[attr-defined]
+                        targets = self.targets(p)  # type: ignore[attr-defined]
+                        if self.ability(p).portata_illimitata:  # type: ignore[attr-defined]
+                            targets = [(t, 0) for t, _ in targets]
                 reach = cards.difficulty[c]
                 out += [("gioca", c, t, -1) for t, need in targets if need <= reach]
-            elif kind == "proprieta":
-                if not cards.honour_test[c]:
-                    out.append(("gioca", c, p, -1))
-                elif not any(cards.honour_test[x] for f in self.front for x in f):
-                    out += [("gioca", c, t, -1) for t in range(n)]
-            elif kind == "azione":
-                out += self._action_plays(c, p, others)
+            elif code == PLAIN:
+                out.append(("gioca", c, -1, -1))
+            elif code == ON_SELF:
+                out.append(("gioca", c, p, -1))
+            elif code == FOR_ANOTHER:
+                out += [("gioca", c, t, -1) for t in others]
+            elif code == TAKE_ONE:
+                out += [("gioca", c, t, -1) for t in others if hands[t]]
+            elif code == DISCARD_ONE:
+                out += [("gioca", c, t, x) for t in range(n) for x in sorted(set(self.front[t]))]
+                out += [("gioca", c, t, -1) for t in others if hands[t]]
+            elif code == ON_ANYONE and not any(cards.honour_test[x] for f in self.front for x in f):
+                out += [("gioca", c, t, -1) for t in range(n)]  # one Bushido in play (7.5)
         if self.ability(p).resistenza_per_carta and self.res[p] > 1:  # type: ignore[attr-defined]
             out.append(ABILITY)
         out.append(END)
         return out
-
-    def _action_plays(self, c: int, p: int, others: list[int]) -> list[Action]:
-        effect = self.cards.action[c]
-        what = effect.effetto
-        if what == "parata":
-            return []  # only as an answer to a weapon (rule 6.5)
-        if what == "scarta":
-            plays = [
-                ("gioca", c, t, x)
-                for t in range(self.num_players)
-                for x in sorted(set(self.front[t]))
-            ]
-            return plays + [("gioca", c, t, -1) for t in others if self.hands[t]]
-        if what == "prendi":
-            return [("gioca", c, t, -1) for t in others if self.hands[t]]
-        if effect.pesca_scelto:
-            return [("gioca", c, t, -1) for t in others]
-        return [("gioca", c, -1, -1)]
 
     def _required(self, card: int) -> list[bool]:
         needs = self.cards.action[card].richiede

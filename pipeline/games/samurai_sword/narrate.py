@@ -18,7 +18,6 @@ WHY = {  # a Parata's discard is told by its "parry" event
     "limite": "per restare con 7 carte in mano",
     "richiesta": "per non subire la ferita",
     "bushido": "per superare la prova del Bushido",
-    "geisha": "per effetto della Geisha",
 }
 
 
@@ -88,7 +87,11 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
             + (f" scegliendo {who(a[1])}." if a[1] >= 0 else ".")
         ),
         "discard": lambda p, a: (
-            f"Il giocatore {p + 1} scarta {card(a[0])} {WHY[a[1]]}." if a[1] in WHY else ""
+            f"Il giocatore {p + 1} scarta {card(a[0])} {WHY[a[1]]}."
+            if a[1] in WHY
+            else f"Il giocatore {p + 1} perde {card(a[0])}, che finisce negli scarti."
+            if a[1] == "scartata"
+            else ""
         ),
         "take": lambda p, a: (
             f"Il giocatore {p + 1} prende {card(a[0])} dalla mano del giocatore {a[1] + 1}."

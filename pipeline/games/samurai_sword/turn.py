@@ -245,9 +245,9 @@ class Turn:
             if extra >= 0:
                 self.front[target].remove(extra)
                 self.discard.append(extra)
-                self.log.append(Event("discard", target, (extra, "geisha")))
+                self.log.append(Event("discard", target, (extra, "scartata")))
             else:
-                self._lose_card(target, self._random_card(target), "geisha")
+                self._lose_card(target, self._random_card(target), "scartata")
         elif what == "prendi":
             taken = self._random_card(target)
             self.hands[target].remove(taken)

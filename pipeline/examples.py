@@ -1,101 +1,95 @@
-"""Worked examples: scenario files that set up a position, play moves and state what follows.
+"""Worked examples: scenario files (format 2) that set up a position, play moves and say what
+must follow, for any game with a rules engine.
 
-A scenario (``games/<slug>/examples/<name>.yaml``) is played by the game's rules engine with
-the cards of the database; every expectation is checked and the engine narrates the play in
-Italian. Every example is also a test (tests/test_examples.py): `cartiera example`.
+A scenario (``games/<slug>/examples/<name>.yaml``) is played with the game's Rules; what it
+means by a position, a move and a game-specific expectation is the game's own vocabulary
+(``ScenarioHooks`` on the Rules object). This runner knows only what every game shares: who
+plays, the events since the last check (with their details, or that they did not happen),
+the exact legal options, the kind of decision and the result. Every failure names the file,
+the line and the step. The database stage (pipeline.play) stores the narration.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from .games.bless.narrate import player_name
+from .engine.core import Event, Rules, State
 from .problems import Problem, SourceError
 from .project import Project
 from .yamlfile import YamlDoc, read_yaml
+
+FORMAT = 2
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Maledizione(_Strict):
-    card: str
-    corrotta: bool = False
-    stasi: bool = False
+EventSpec = str | dict[str, Any]  # a kind, or a kind with a subset of its fields
 
 
-class Preghiera(_Strict):
-    card: str
-    host: str | None = None  # a Legame's Maledizione
+class Expect(BaseModel):
+    """What every game's scenarios may check; any other key goes to ``rules.check``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    events: list[EventSpec] | None = None  # happened since the last expect, in this order
+    no_events: list[EventSpec] | None = None  # did not happen since the last expect
+    legal: list[Any] | None = None  # the legal options are exactly these
+    decision: str | None = None  # the kind of the pending decision
+    player: int | None = Field(None, ge=1)  # who decides now (1..N)
+    result: Result | None = None
 
 
-class Side(_Strict):
-    hand: list[str] = []
-    maledizioni: list[str | Maledizione] = []
-    preghiere: list[str | Preghiera] = []
-    altare: list[str] = []
+class Result(_Strict):
+    """How the game ended: one of winner, winners, draw or ranking, optionally with how."""
+
+    winner: int | None = Field(None, ge=1)
+    winners: list[int] | None = None
+    draw: bool | None = None
+    ranking: list[list[int]] | None = None
+    how: str | None = None
+    over: bool = True  # false: the game must still be going on
 
 
-class FinalTurns(_Strict):
-    by: Literal[1, 2]
-    how: Literal["altare", "mazzo"] = "altare"
-    last_turn: int
+class Move(_Strict):
+    play: Any  # the game's action spec
+    by: int | None = Field(None, ge=1)  # who must take it (1..N)
+    if_asked: bool = False  # taken only if it is legal now, else skipped
 
 
-class Position(_Strict):
-    """Players are numbered 1 and 2; cards are named by their code."""
-
-    turn: int = 3
-    active: Literal[1, 2] = 1
-    first: Literal[1, 2] = 1
-    actions: int = Field(3, ge=0)
-    altar: Literal[3, 5, 7] = 5
-    scores: list[int] = Field([0, 0], min_length=2, max_length=2)
-    players: list[Side] = Field(min_length=2, max_length=2)
-    mazzo: list[str] = []  # on top of the Mazzo, the first is the top card
-    vuoto: list[str] = []  # from the bottom of the Vuoto to its top
-    attacked: list[str] = []  # Maledizioni that already attacked this turn
-    invoked: list[str] = []
-    final: FinalTurns | None = None
-
-
-class Expect(_Strict):
-    """What must hold at that point of the scenario."""
-
-    scores: list[int] | None = None
-    zones: dict[str, str] | None = None  # card -> hand-1, maledizioni-2, altare-1, vuoto ...
-    corrotta: list[str] | None = None
-    pura: list[str] | None = None
-    stasi: list[str] | None = None
-    occhio: dict[str, int] | None = None
-    karma: dict[str, int] | None = None
-    host: dict[str, str | None] | None = None
-    actions: int | None = None
-    active: Literal[1, 2] | None = None
-    turn: int | None = None
-    decision: str | None = None  # the kind of the pending decision (offer, fato, target ...)
-    legal: list[Any] | None = None
-    illegal: list[Any] | None = None
-    events: list[str] | None = None  # these kinds happened since the last check, in order
-    over: bool | None = None
-    winner: Literal[1, 2] | None = None
-    final: dict[str, Any] | None = None
+class Check(_Strict):
+    expect: Expect
 
 
 class Scenario(_Strict):
+    format: Literal[2]
     title: str
-    clause: str  # the anchor of the rule it illustrates
+    clause: str | None = None  # the anchor of the rule it illustrates
+    clauses: list[str] | None = None  # or several, the main one first
     description: str = ""
-    seed: int = 0
-    dice: list[int] = []  # die rolls for Fato clashes, in order
-    position: Position
-    steps: list[Any] = Field(min_length=1)  # moves, and {expect: ...} checks between them
+    players: int | None = Field(None, ge=1)  # default: the game's minimum
+    options: dict[str, Any] = {}
+    position: dict[str, Any] = {}
+    steps: list[Move | Check] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_clause_field(self) -> Scenario:
+        if (self.clause is None) == (self.clauses is None):
+            raise ValueError("give either clause or clauses")
+        return self
+
+    @property
+    def anchors(self) -> list[str]:
+        return [self.clause] if self.clause else list(self.clauses or [])
+
+
+Expect.model_rebuild()
 
 
 @dataclass
@@ -105,12 +99,15 @@ class ExampleResult:
     slug: str
     name: str
     title: str
-    clause: str
-    clauses: list[str] = field(default_factory=list)
+    clauses: list[str]
     failures: list[str] = field(default_factory=list)
     narration: list[str] = field(default_factory=list)
     markdown: str = ""  # the whole example, with its title
     body: str = ""  # the same without title and rule reference (the site and rulebook add them)
+
+    @property
+    def clause(self) -> str:
+        return self.clauses[0]
 
     @property
     def passed(self) -> bool:
@@ -134,12 +131,20 @@ def load_scenario(path: Path, project: Project, slug: str) -> tuple[Scenario, Ya
     except ValidationError as exc:
         error = exc.errors()[0]
         loc = [x for x in error["loc"] if isinstance(x, str | int)]
+        loc = [x for x in loc if x not in ("Move", "Check")]  # the union's branch names
         where = ".".join(str(x) for x in loc)
         raise SourceError(doc.problem(loc, f"{where}: {error['msg']}", game=slug)) from exc
 
 
-def run_example(project: Project, slug: str, name: str, rules: Any) -> ExampleResult:
-    """Play one scenario with the cards of the database, check it and narrate it."""
+def _bad(doc: YamlDoc, slug: str, loc: Sequence[str | int], exc: Exception) -> SourceError:
+    sub = tuple(getattr(exc, "loc", ()))
+    message = exc.args[0] if exc.args else str(exc)
+    where = ".".join(str(x) for x in (*loc, *sub))
+    return SourceError(doc.problem([*loc, *sub], f"{where}: {message}", game=slug))
+
+
+def run_example(project: Project, slug: str, name: str, rules: Rules) -> ExampleResult:
+    """Play one scenario with these rules, check every expectation and narrate the play."""
     path = examples_dir(project, slug) / f"{name}.yaml"
     if not path.exists():
         known = ", ".join(example_names(project, slug)) or "none"
@@ -147,114 +152,131 @@ def run_example(project: Project, slug: str, name: str, rules: Any) -> ExampleRe
             Problem("error", f"no example '{name}' for {slug}", hint=f"examples: {known}")
         )
     scenario, doc = load_scenario(path, project, slug)
+    hooks: Any = rules
+    players = scenario.players or rules.info.min_players
     try:
-        game = rules.position(
-            scenario.position.model_dump(exclude_none=True), scenario.seed, scenario.dice
-        )
+        state = hooks.setup(scenario.position, players, scenario.options)
     except (KeyError, ValueError) as exc:
-        message = f"position: {exc.args[0] if exc.args else exc}"
-        raise SourceError(doc.problem(["position"], message, game=slug)) from exc
-    result = ExampleResult(slug, name, scenario.title, scenario.clause, [scenario.clause])
-    start = mark = len(game.log)
+        raise _bad(doc, slug, ["position"], exc) from exc
+    result = ExampleResult(slug, name, scenario.title, scenario.anchors)
+    start = mark = len(state.log)
     for number, step in enumerate(scenario.steps, 1):
-        if isinstance(step, Mapping) and set(step) == {"expect"}:
-            expect = Expect.model_validate(step["expect"])
-            result.failures += [f"step {number}: {f}" for f in _check(rules, game, expect, mark)]
-            mark = len(game.log)
+        line = doc.locate(["steps", number - 1])[0]
+        where = f"{doc.display}:{line}: step {number}"
+        if isinstance(step, Check):
+            failures = _check(hooks, state, step.expect, state.log[mark:])
+            result.failures += [f"{where}: {f}" for f in failures]
+            mark = len(state.log)
             continue
         try:
-            action = rules.parse_move(game, step)
+            action = hooks.parse_action(state, step.play)
         except (KeyError, ValueError) as exc:
-            message = f"step {number}: {exc.args[0] if exc.args else exc}"
-            raise SourceError(doc.problem(["steps", number - 1], message, game=slug)) from exc
-        if action not in game.legal_actions():
-            result.failures.append(f"step {number}: {step} is not legal here")
-            break
-        game.apply(action)
-    result.narration = rules.narrate(game.log[start:])
-    result.markdown = _markdown(rules, scenario, game, result)
+            if step.if_asked:
+                continue
+            raise _bad(doc, slug, ["steps", number - 1, "play"], exc) from exc
+        legal = state.legal_actions()
+        if action not in legal:
+            if not step.if_asked:
+                result.failures.append(f"{where}: {step.play} is not legal here")
+            continue
+        if step.by is not None and state.current_player() + 1 != step.by:
+            got = state.current_player() + 1
+            result.failures.append(f"{where}: taken by player {got}, not {step.by}")
+        state.apply(action)
+    result.narration = rules.narrate(state.log[start:], players)
+    result.markdown = _markdown(hooks, scenario, players, result)
     return result
 
 
-def run_examples(project: Project, slug: str, rules: Any) -> list[ExampleResult]:
+def run_examples(project: Project, slug: str, rules: Rules) -> list[ExampleResult]:
     return [run_example(project, slug, name, rules) for name in example_names(project, slug)]
 
 
-def _zone_name(game: Any, c: int) -> str:
-    zone = game.zone[c]
-    if zone < 2:
-        return ("mazzo", "vuoto")[zone]
-    kinds = {2: "hand", 3: "maledizioni", 4: "preghiere", 5: "altare"}
-    return f"{kinds.get(zone >> 1, 'aside')}-{(zone & 1) + 1}"
+def _matches(hooks: Any, event: Event, spec: EventSpec) -> bool:
+    if isinstance(spec, str):
+        return event.kind == spec
+    if event.kind != spec.get("kind"):
+        return False
+    described = hooks.describe_event(event)
+    return all(described.get(k) == v for k, v in spec.items())
 
 
-def _check(rules: Any, game: Any, e: Expect, mark: int) -> list[str]:
+def _check(hooks: Any, state: State, e: Expect, events: Sequence[Event]) -> list[str]:
     """What does not hold of the expectation `e` (empty: all holds)."""
     out: list[str] = []
-    card = rules.card
 
     def same(label: str, got: Any, want: Any) -> None:
         if got != want:
             out.append(f"{label}: expected {want!r}, got {got!r}")
 
-    if e.scores is not None:
-        same("scores", list(game.scores), e.scores)
-    for code, zone in (e.zones or {}).items():
-        same(f"zone of {code}", _zone_name(game, card(code)), zone)
-    for label, codes, flags, want in (
-        ("corrotta", e.corrotta, game.corrupt, 1),
-        ("pura", e.pura, game.corrupt, 0),
-        ("stasi", e.stasi, game.stasi, 1),
-    ):
-        for code in codes or []:
-            if flags[card(code)] != want or game.zone[card(code)] >> 1 != 3:
-                out.append(f"{code} is not {label}")
-    for label, values, stat in (("occhio", e.occhio, 0), ("karma", e.karma, 1)):
-        for code, value in (values or {}).items():
-            same(f"{label} of {code}", game.stat(card(code), stat), value)
-    for code, host in (e.host or {}).items():
-        got = game.host[card(code)]
-        same(f"host of {code}", rules.cards[got].code if got >= 0 else None, host)
-    if e.actions is not None:
-        same("actions", game.actions, e.actions)
-    if e.active is not None:
-        same("active player", game.active + 1, e.active)
-    if e.turn is not None:
-        same("turn", game.turn, e.turn)
-    if e.decision is not None:
-        same("decision", game.decision_kind(), e.decision)
-    legal = game.legal_actions()
-    for move in e.legal or []:
-        if rules.parse_move(game, move) not in legal:
-            out.append(f"{move} should be legal")
-    for move in e.illegal or []:
-        if rules.parse_move(game, move) in legal:
-            out.append(f"{move} should not be legal")
     if e.events is not None:
-        kinds = iter(ev.kind for ev in game.log[mark:])
-        missing = [k for k in e.events if not any(k == got for got in kinds)]
+        todo = iter(events)
+        missing = [s for s in e.events if not any(_matches(hooks, ev, s) for ev in todo)]
         if missing:
             out.append(f"events {e.events} did not all happen in this order (missing {missing})")
-    if e.over is not None:
-        same("game over", game.is_terminal(), e.over)
-    if e.winner is not None:
-        same("winner", game.winner + 1, e.winner)
-    if e.final is not None:
-        got = {"by": game.final_by + 1, "how": game.final_how, "last_turn": game.final_last}
-        same("final turns", {k: got[k] for k in e.final}, e.final)
+    for spec in e.no_events or []:
+        if any(_matches(hooks, ev, spec) for ev in events):
+            out.append(f"event {spec} happened")
+    if e.legal is not None:
+        got = sorted(map(repr, (hooks.describe_action(state, a) for a in state.legal_actions())))
+        want = sorted(
+            repr(hooks.describe_action(state, hooks.parse_action(state, s))) for s in e.legal
+        )
+        if got != want:
+            out.append(f"legal options: expected {sorted(want)}, got {sorted(got)}")
+    if e.decision is not None:
+        same("decision", state.decision_kind(), e.decision)
+    if e.player is not None:
+        same("player", state.current_player() + 1, e.player)
+    if e.result is not None:
+        out += _check_result(state, e.result)
+    for key, want in (e.model_extra or {}).items():
+        if key not in hooks.expect_keys():
+            known = ", ".join([*Expect.model_fields, *hooks.expect_keys()])
+            out.append(f"unknown expectation '{key}' (known: {known})")
+            continue
+        out += hooks.check(state, key, want)
     return out
 
 
-def _markdown(rules: Any, scenario: Scenario, game: Any, result: ExampleResult) -> str:
+def _check_result(state: State, want: Result) -> list[str]:
+    outcome = state.outcome()
+    if not want.over:
+        return [] if outcome is None else [f"the game is over ({outcome.how})"]
+    if outcome is None:
+        return ["the game is not over"]
+    got: dict[str, Any] = {
+        "winner": outcome.winners[0] + 1 if len(outcome.winners) == 1 else None,
+        "winners": sorted(p + 1 for p in outcome.winners),
+        "draw": outcome.draw,
+        "ranking": [sorted(p + 1 for p in group) for group in outcome.ranking],
+        "how": outcome.how,
+    }
+    wanted = want.model_dump(exclude_none=True, exclude={"over"})
+    if "winners" in wanted:
+        wanted["winners"] = sorted(wanted["winners"])
+    if "ranking" in wanted:
+        wanted["ranking"] = [sorted(group) for group in wanted["ranking"]]
+    return [
+        f"result {key}: expected {value!r}, got {got[key]!r}"
+        for key, value in wanted.items()
+        if got[key] != value
+    ]
+
+
+def _markdown(hooks: Any, scenario: Scenario, players: int, result: ExampleResult) -> str:
     """The example as the rulebook and the site print it."""
-    rule = f"*Regola: [{scenario.clause}](#{scenario.clause})*"
-    heading = [f"### {scenario.title}", "", rule, ""]
+    rule = ", ".join(f"[{a}](#{a})" for a in scenario.anchors)
+    heading = [f"### {scenario.title}", "", f"*Regola: {rule}*", ""]
     lines: list[str] = []
     if scenario.description:
         lines += [scenario.description.strip(), ""]
-    lines += ["**La posizione**", ""]
-    lines += _position_lines(rules, scenario.position)
-    lines += ["", "**Che cosa succede**", ""]
+    describe = getattr(hooks, "position_lines", None)
+    if describe is not None:
+        lines += ["**La posizione**", ""]
+        lines += describe(scenario.position, players, scenario.options)
+        lines += [""]
+    lines += ["**Che cosa succede**", ""]
     lines += [f"{i}. {line}" for i, line in enumerate(result.narration, 1)]
     if result.failures:
         lines += ["", "**Verifica non riuscita**", ""] + [f"- {f}" for f in result.failures]
@@ -262,31 +284,6 @@ def _markdown(rules: Any, scenario: Scenario, game: Any, result: ExampleResult) 
     return "\n".join(heading + lines) + "\n"
 
 
-def _position_lines(rules: Any, position: Position) -> list[str]:
-    def name(code: str) -> str:
-        return rules.cards[rules.card(code)].name
-
-    out = [
-        f"- Turno {position.turn}, di {player_name(position.active - 1)}, con "
-        f"{position.actions} Azioni; punti {position.scores[0]} a {position.scores[1]}."
-    ]
-    for p, side in enumerate(position.players):
-        parts = []
-        if side.hand:
-            parts.append("in mano " + ", ".join(name(c) for c in side.hand))
-        for item in side.maledizioni:
-            m = Maledizione(card=item) if isinstance(item, str) else item
-            state = "Corrotta" if m.corrotta else "Pura"
-            parts.append(f"Maledizione {name(m.card)} ({state}{', in Stasi' if m.stasi else ''})")
-        for item in side.preghiere:
-            pr = Preghiera(card=item) if isinstance(item, str) else item
-            bond = f", legata a {name(pr.host)}" if pr.host else ""
-            parts.append(f"Preghiera {name(pr.card)}{bond}")
-        if side.altare:
-            parts.append(f"{len(side.altare)} carte nell'Altare")
-        out.append(
-            f"- {player_name(p)}: " + ("; ".join(parts) if parts else "niente in campo") + "."
-        )
-    if position.vuoto:
-        out.append("- Nel Vuoto: " + ", ".join(name(c) for c in position.vuoto) + ".")
-    return out
+def scenario_schema() -> dict[str, Any]:
+    """The JSON Schema of the generic part of a scenario file (schemas/scenario.schema.json)."""
+    return Scenario.model_json_schema()

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import gamespec
+from .examples import Scenario
 from .games import game_module
 from .load import load_game
 from .problems import SourceError
@@ -24,6 +25,7 @@ SOURCE_MODELS: dict[str, type[BaseModel]] = {
     "rulings": RulingsSource,
     "glossary": GlossarySource,
     "seedmap": SeedMapSource,
+    "scenario": Scenario,  # examples/*.yaml: the part every game shares (format 2)
 }
 
 

@@ -1,58 +1,165 @@
-"""Balance figures from many seeded games between agents: `cartiera simulate`.
+"""Balance figures from many seeded games between agents, for any registered engine.
 
-Game i of a run is played with seeds derived from (seed, i) only, and results are gathered
-in game order, so the same seed gives the same figures whatever the number of workers.
+Game i of a run is played with seeds derived from (seed, i) only, seats rotate over games,
+and games are played in chunks merged in game order, so the same seed gives the same figures
+whatever the number of workers. ``run_chunk`` plays one chunk from plain data (card records,
+seed, indices), so a distributed runner can reuse it. Every game gets the same figures (win
+rate by seat, by team and by agent with 95% Wilson intervals, draws, how games ended, length
+in turns and decisions); a game adds its own tables through its Rules (FigureHooks).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import random
 import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .engine import registry
 from .engine.agents import play
-from .engine.core import Replay
-from .engine.registry import make_agent
-from .play import load_rules
+from .engine.core import CardRecord, Replay, Rules, card_digest
+from .engine.plugin import FigureTable, rate, wilson
+from .play import card_records, load_rules
 from .project import Project
+
+__all__ = ["wilson"]  # re-exported: engines' figures use it
 
 Progress = Callable[[int, int], None]
 CHUNK = 50
 
 
+class SimulationError(ValueError):
+    """A bad number of players, team mode, option or agent list: one line, exit 2."""
+
+
 @dataclass(frozen=True)
-class GameRecord:
-    """What one game gives the statistics."""
+class Setup:
+    """What a run plays: plain values, so a worker (or another machine) can rebuild it."""
 
-    index: int
-    seats: tuple[str, str]  # the agent of player 1 and of player 2
-    first: int
-    winner: int  # -1: stopped by the turn cap
-    scores: tuple[int, int]
-    turns: int
-    actions: int
-    final_how: str  # "altare", "mazzo" or "" (never triggered)
-    plays: tuple[tuple[str, str, int], ...]  # (card code, "maledizione"|"preghiera", player)
+    slug: str
+    players: int
+    agents: tuple[str, ...]  # one per seat before rotation
+    options: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass
-class CardFigures:
-    code: str
-    name: str
-    as_maledizione: int = 0
-    as_preghiera: int = 0
-    games_played: int = 0  # (game, player) pairs in which the player played it
-    wins: int = 0
+def parse_agents(slug: str, text: str, players: int) -> tuple[str, ...]:
+    """``random`` (all seats) or ``greedy,random,...`` (one per seat); one clear line else."""
+    names = tuple(a.strip() for a in text.split(","))
+    known = registry.agent_names(slug)
+    unknown = [a for a in names if a not in known]
+    if unknown:
+        raise SimulationError(f"unknown agent '{unknown[0]}' (agents: {', '.join(known)})")
+    if len(names) == 1:
+        return names * players
+    if len(names) != players:
+        raise SimulationError(
+            f"give one agent, or {players} (one per player), not {len(names)}: {text}"
+        )
+    return names
 
-    @property
-    def win_rate(self) -> float | None:
-        return self.wins / self.games_played if self.games_played else None
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` pairs; whole numbers and true/false are read as such."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SimulationError(f"an option is key=value, not '{pair}'")
+        text = value.strip()
+        lowered = text.lower()
+        parsed: Any = text
+        if lowered in ("true", "false"):
+            parsed = lowered == "true"
+        elif text.lstrip("-").isdigit():
+            parsed = int(text)
+        out[key.strip()] = parsed
+    return out
+
+
+def make_setup(
+    rules: Rules,
+    players: int | None = None,
+    teams: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    agents: str = "random",
+) -> Setup:
+    """Check a run's players, team mode, options and agents against the game's rules."""
+    info = rules.info
+    n = players or info.min_players
+    if not info.min_players <= n <= info.max_players:
+        span = str(info.min_players)
+        if info.max_players != info.min_players:
+            span += f"-{info.max_players}"
+        raise SimulationError(f"{info.slug} is played by {span} players, not {n}")
+    opts = dict(options or {})
+    if teams is not None:
+        if teams not in info.team_modes:
+            modes = ", ".join(info.team_modes)
+            raise SimulationError(f"{info.slug} has no team mode '{teams}' (modes: {modes})")
+        if teams != "none":
+            opts["teams"] = teams
+    try:
+        rules.new_game(0, n, opts)
+    except ValueError as exc:
+        raise SimulationError(str(exc).splitlines()[0]) from exc
+    return Setup(info.slug, n, parse_agents(info.slug, agents, n), opts)
+
+
+def game_seed(seed: int, index: int, role: str = "game") -> int:
+    """The seed of one game (or one of its agents): a function of the run's seed only."""
+    return random.Random(f"{seed}/{index}/{role}").getrandbits(32)
+
+
+def seats_for(agents: Sequence[str], index: int) -> tuple[str, ...]:
+    """Game `index` rotates the agents by `index` seats, so none always sits first."""
+    n = len(agents)
+    return tuple(agents[(p + index) % n] for p in range(n))
+
+
+def play_one(rules: Rules, setup: Setup, index: int, seed: int) -> dict[str, Any]:
+    """One seeded game to its end, as plain figures."""
+    seats = seats_for(setup.agents, index)
+    state = rules.new_game(game_seed(seed, index), setup.players, setup.options)
+    agents = [
+        registry.make_agent(setup.slug, name, game_seed(seed, index, f"agent{p}"))
+        for p, name in enumerate(seats)
+    ]
+    play(state, agents)
+    outcome = state.outcome()
+    assert outcome is not None
+    summarize = getattr(rules, "summarize", None)
+    return {
+        "index": index,
+        "seats": list(seats),
+        "winners": list(outcome.winners),
+        "how": outcome.how,
+        "teams": list(outcome.teams),
+        "turns": state.turn_number(),
+        "decisions": sum(1 for e in state.log if e.kind == "action"),
+        "own": summarize(state) if summarize is not None else {},
+    }
+
+
+_rules_cache: dict[tuple[str, str], Rules] = {}
+
+
+def _rules_for(slug: str, cards: Sequence[CardRecord]) -> Rules:
+    digest = card_digest(cards)
+    if (slug, digest) not in _rules_cache:
+        _rules_cache[slug, digest] = registry.build_rules(slug, cards, digest)
+    return _rules_cache[slug, digest]
+
+
+def run_chunk(
+    setup: Setup, cards: Sequence[CardRecord], seed: int, indices: Sequence[int]
+) -> list[dict[str, Any]]:
+    """Play the games `indices` of a run from plain data (a worker's unit of work)."""
+    rules = _rules_for(setup.slug, cards)
+    return [play_one(rules, setup, i, seed) for i in indices]
 
 
 @dataclass
@@ -62,199 +169,92 @@ class SimulationResult:
     slug: str
     games: int
     seed: int
-    agents: tuple[str, str]
-    finished: int
-    first_player_wins: int
-    agent_wins: dict[str, int]
-    agent_games: dict[str, int]
-    final_triggers: dict[str, int]
-    scores: dict[str, Any]
-    lengths: dict[str, Any]
-    cards: list[CardFigures] = field(default_factory=list)
+    players: int
+    agents: tuple[str, ...]
+    options: dict[str, Any]
+    seats: list[dict[str, Any]]  # win rate of each seat (player 1..N)
+    teams: dict[str, dict[str, Any]]  # win rate of each team, when sides matter
+    agent_rates: dict[str, dict[str, Any]]  # win rate of each agent over its seats
+    draws: dict[str, Any]
+    how: dict[str, int]  # how games ended
+    turns: dict[str, Any]
+    decisions: dict[str, Any]
+    tables: list[FigureTable] = field(default_factory=list)  # the game's own figures
 
-    @property
-    def first_player_rate(self) -> float:
-        return self.first_player_wins / self.finished if self.finished else 0.0
-
-    @property
-    def first_player_ci(self) -> tuple[float, float]:
-        return wilson(self.first_player_wins, self.finished)
-
-    def agent_rate(self, name: str) -> float:
-        games = self.agent_games.get(name, 0)
-        return self.agent_wins.get(name, 0) / games if games else 0.0
+    def table(self, key: str) -> FigureTable:
+        return next(t for t in self.tables if t.key == key)
 
     def to_json(self) -> str:
         data = asdict(self)
         data["agents"] = list(self.agents)
-        data["first_player_rate"] = self.first_player_rate
-        data["first_player_ci95"] = list(self.first_player_ci)
-        data["agent_rates"] = {name: self.agent_rate(name) for name in self.agent_games}
-        data["cards"] = [{**asdict(c), "win_rate": c.win_rate} for c in self.cards]
         return json.dumps(data, ensure_ascii=False, indent=2)
 
     def report(self, lang: str = "it") -> str:
         """A plain-text report, in Italian ("it") or English ("en")."""
         t = _WORDS[lang]
-        low, high = self.first_player_ci
         lines = [
             t["title"].format(
-                slug=self.slug, games=self.games, seed=self.seed, agents=" / ".join(self.agents)
+                slug=self.slug,
+                games=self.games,
+                seed=self.seed,
+                players=self.players,
+                agents=" / ".join(self.agents),
             ),
-            t["finished"].format(finished=self.finished, games=self.games),
-            t["first"].format(rate=100 * self.first_player_rate, low=100 * low, high=100 * high),
         ]
+        for p, seat in enumerate(self.seats, 1):
+            lines.append(t["seat"].format(p=p, **_percent(seat)))
+        for team, cell in self.teams.items():
+            lines.append(t["team"].format(team=team, **_percent(cell)))
         if len(set(self.agents)) > 1:
-            for name in sorted(self.agent_games):
-                lines.append(t["agent"].format(name=name, rate=100 * self.agent_rate(name)))
-        triggers = ", ".join(f"{t.get(k, k)} {v}" for k, v in sorted(self.final_triggers.items()))
-        lines.append(t["final"].format(triggers=triggers))
-        s, n = self.scores, self.lengths
-        lines.append(
-            t["scores"].format(
-                winner=s["winner_mean"], loser=s["loser_mean"], margin=s["margin_median"]
-            )
-        )
-        lines.append(
-            t["lengths"].format(
-                turns=n["turns_mean"],
-                lo=n["turns_min"],
-                hi=n["turns_max"],
-                actions=n["actions_mean"],
-            )
-        )
-        lines.append("")
-        lines.append(t["cards"])
-        lines.append(f"{'#':>3}  {t['card']:<32} {'M':>6} {'P':>6} {t['winrate']:>8}")
-        for i, c in enumerate(self.cards, 1):
-            rate = "-" if c.win_rate is None else f"{100 * c.win_rate:.1f}%"
-            lines.append(
-                f"{i:>3}  {c.name:<32} {c.as_maledizione:>6} {c.as_preghiera:>6} {rate:>8}"
-            )
+            for name, cell in self.agent_rates.items():
+                lines.append(t["agent"].format(name=name, **_percent(cell)))
+        lines.append(t["draws"].format(**_percent(self.draws)))
+        lines.append(t["how"].format(how=", ".join(f"{k} {v}" for k, v in self.how.items())))
+        n, d = self.turns, self.decisions
+        lines.append(t["length"].format(mean=n["mean"], lo=n["min"], hi=n["max"], d=d["mean"]))
+        for table in self.tables:
+            lines += ["", table.title, _row(table.columns)]
+            lines += [_row(tuple(_cell(v) for v in row)) for row in table.rows]
         return "\n".join(lines)
 
 
 _WORDS = {
     "it": {
-        "title": "Simulazione di {slug}: {games} partite, seme {seed}, agenti {agents}",
-        "finished": "Partite concluse: {finished} su {games}",
-        "first": "Vittorie del Primo Giocatore: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
-        "agent": "Vittorie dell'agente {name}: {rate:.1f}%",
-        "final": "Turni Finali attivati da: {triggers}",
-        "altare": "Altare",
-        "mazzo": "Mazzo esaurito",
-        "": "mai",
-        "scores": (
-            "Punti: vincitore {winner:.1f} in media, perdente {loser:.1f}; scarto mediano {margin}"
-        ),
-        "lengths": "Durata: {turns:.1f} turni in media ({lo}-{hi}), {actions:.1f} decisioni",
-        "cards": (
-            "Carte (M: calate o giocate come Maledizione, P: come Preghiera; "
-            "vittorie di chi le ha giocate)"
-        ),
-        "card": "Carta",
-        "winrate": "Vittorie",
+        "title": "Simulazione di {slug}: {games} partite, seme {seed}, {players} giocatori, "
+        "agenti {agents}",
+        "seat": "Vittorie del posto {p}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
+        "team": "Vittorie della squadra {team}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
+        "agent": "Vittorie dell'agente {name}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
+        "draws": "Pareggi: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
+        "how": "Come sono finite: {how}",
+        "length": "Durata: {mean:.1f} turni in media ({lo}-{hi}), {d:.1f} decisioni a partita",
     },
     "en": {
-        "title": "{slug} simulation: {games} games, seed {seed}, agents {agents}",
-        "finished": "Finished games: {finished} of {games}",
-        "first": "First player wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
-        "agent": "Agent {name} wins: {rate:.1f}%",
-        "final": "Final Turns triggered by: {triggers}",
-        "altare": "Altar",
-        "mazzo": "empty deck",
-        "": "never",
-        "scores": (
-            "Points: winner {winner:.1f} on average, loser {loser:.1f}; median margin {margin}"
-        ),
-        "lengths": "Length: {turns:.1f} turns on average ({lo}-{hi}), {actions:.1f} decisions",
-        "cards": "Cards (M: played as Maledizione, P: as Preghiera; win rate of who played them)",
-        "card": "Card",
-        "winrate": "Wins",
+        "title": "{slug} simulation: {games} games, seed {seed}, {players} players, "
+        "agents {agents}",
+        "seat": "Seat {p} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
+        "team": "Team {team} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
+        "agent": "Agent {name} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
+        "draws": "Draws: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
+        "how": "How they ended: {how}",
+        "length": "Length: {mean:.1f} turns on average ({lo}-{hi}), {d:.1f} decisions a game",
     },
 }
 
 
-def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% by default)."""
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - spread), min(1.0, centre + spread)
+def _percent(cell: Mapping[str, Any]) -> dict[str, float]:
+    return {k: 100 * cell[k] for k in ("rate", "low", "high")}
 
 
-def game_seed(seed: int, index: int, role: str = "game") -> int:
-    """The seed of one game (or one of its agents): a function of the run's seed only."""
-    return random.Random(f"{seed}/{index}/{role}").getrandbits(32)
+def _cell(value: Any) -> str:
+    if isinstance(value, dict) and "rate" in value:
+        return "-" if not value["n"] else f"{100 * value['rate']:.1f}%"
+    return str(value)
 
 
-def seats_for(agents: Sequence[str], index: int) -> tuple[str, str]:
-    """Different agents swap seats every other game, so neither always sits first."""
-    a, b = agents
-    return (a, b) if index % 2 == 0 or a == b else (b, a)
-
-
-def play_one(rules: Any, index: int, seed: int, agents: Sequence[str]) -> GameRecord:
-    seats = seats_for(agents, index)
-    game = rules.new_game(game_seed(seed, index))
-    players = [
-        make_agent(rules.slug, name, game_seed(seed, index, f"agent{p}"))
-        for p, name in enumerate(seats)
-    ]
-    play(game, players)
-    return record(game, index, seats)
-
-
-def record(game: Any, index: int, seats: tuple[str, str]) -> GameRecord:
-    codes = [c.code for c in game.info]
-    plays = tuple(
-        (codes[e.args[0]], "maledizione" if e.args[1] == 3 else "preghiera", e.player)
-        for e in game.log
-        if e.kind == "enter" and e.args[2] in ("cala", "play")
-    )
-    return GameRecord(
-        index=index,
-        seats=seats,
-        first=game.first,
-        winner=game.winner,
-        scores=(game.scores[0], game.scores[1]),
-        turns=game.turn,
-        actions=sum(1 for e in game.log if e.kind == "action"),
-        final_how=game.final_how,
-        plays=plays,
-    )
-
-
-def record_game(
-    project: Project,
-    slug: str,
-    seed: int,
-    agents: Sequence[str] = ("random", "random"),
-    options: dict[str, Any] | None = None,
-) -> Replay:
-    """Play one game between two agents and keep it as a replay (``replay.to_json()``)."""
-    rules = load_rules(project, slug)
-    game = rules.new_game(seed, options or {})
-    play(
-        game,
-        [make_agent(slug, name, game_seed(seed, 0, f"agent{p}")) for p, name in enumerate(agents)],
-    )
-    return Replay.of(game, rules, seed, options or {})
-
-
-_worker_rules: Any = None
-
-
-def _init_worker(project: Project, slug: str) -> None:
-    global _worker_rules
-    _worker_rules = load_rules(project, slug)
-
-
-def _play_chunk(indices: Sequence[int], seed: int, agents: Sequence[str]) -> list[GameRecord]:
-    return [play_one(_worker_rules, i, seed, agents) for i in indices]
+def _row(cells: Sequence[Any]) -> str:
+    first, *rest = (str(c) for c in cells)
+    return f"{first:<34}" + "".join(f"{c:>10}" for c in rest)
 
 
 def simulate(
@@ -262,97 +262,92 @@ def simulate(
     slug: str,
     games: int,
     seed: int,
-    agents: Sequence[str] = ("random", "random"),
+    setup: Setup | None = None,
     jobs: int = 1,
     progress: Progress | None = None,
 ) -> SimulationResult:
-    """Play `games` games between two agents ("random", "greedy") and gather the figures.
+    """Play `games` seeded games (cards from the project's database) and gather the figures.
 
-    The cards come from the project's database. `jobs` worker processes share the games;
-    `progress(done, total)` is called as games finish.
+    `jobs` worker processes share the chunks; `progress(done, total)` is called as they end.
     """
-    if len(agents) != 2:
-        raise ValueError("give two agents, one per player")
     rules = load_rules(project, slug)
+    setup = setup or make_setup(rules)
+    cards = card_records(project, slug)
     chunks = [range(start, min(start + CHUNK, games)) for start in range(0, games, CHUNK)]
-    records: list[GameRecord] = []
+    summaries: list[dict[str, Any]] = []
     if jobs <= 1:
-        for chunk in chunks:
-            records += [play_one(rules, i, seed, agents) for i in chunk]
+        _rules_cache[slug, rules.digest] = rules
+        parts: Any = (run_chunk(setup, cards, seed, chunk) for chunk in chunks)
+        for part in parts:
+            summaries += part
             if progress:
-                progress(len(records), games)
+                progress(len(summaries), games)
     else:
-        with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(project, slug)) as pool:
-            for done in pool.map(_play_chunk, chunks, [seed] * len(chunks), [agents] * len(chunks)):
-                records += done
+        with ProcessPoolExecutor(jobs) as pool:
+            n = len(chunks)
+            for part in pool.map(run_chunk, [setup] * n, [cards] * n, [seed] * n, chunks):
+                summaries += part
                 if progress:
-                    progress(len(records), games)
-    return summarise(slug, seed, tuple(agents), records, [(c.code, c.name) for c in rules.cards])
+                    progress(len(summaries), games)
+    return summarise(rules, setup, seed, summaries)
 
 
 def summarise(
-    slug: str,
-    seed: int,
-    agents: tuple[str, str],
-    records: Sequence[GameRecord],
-    cards: Sequence[tuple[str, str]],
+    rules: Rules, setup: Setup, seed: int, games: Sequence[Mapping[str, Any]]
 ) -> SimulationResult:
-    finished = [r for r in records if r.winner >= 0]
+    n, total = setup.players, len(games)
+    seat_wins = Counter(p for g in games for p in g["winners"])
+    team_wins: Counter[str] = Counter()
+    team_games: Counter[str] = Counter()
     agent_wins: Counter[str] = Counter()
     agent_games: Counter[str] = Counter()
-    for r in finished:
-        for p, name in enumerate(r.seats):
+    for g in games:
+        if g["teams"]:
+            sides = sorted(set(g["teams"]))
+            team_games.update(str(t + 1) for t in sides)
+            team_wins.update({str(g["teams"][g["winners"][0]] + 1)} if g["winners"] else set())
+        for p, name in enumerate(g["seats"]):
             agent_games[name] += 1
-            agent_wins[name] += r.winner == p
-    figures = {code: CardFigures(code, name) for code, name in cards}
-    for r in records:
-        seen = set()
-        for code, way, player in r.plays:
-            fig = figures[code]
-            if way == "maledizione":
-                fig.as_maledizione += 1
-            else:
-                fig.as_preghiera += 1
-            if r.winner >= 0 and (code, player) not in seen:
-                seen.add((code, player))
-                fig.games_played += 1
-                fig.wins += r.winner == player
-    winners = [r.scores[r.winner] for r in finished] or [0]
-    losers = [r.scores[1 - r.winner] for r in finished] or [0]
-    margins = [w - loser for w, loser in zip(winners, losers, strict=True)]
-    turns = [r.turns for r in records] or [0]
-    actions = [r.actions for r in records] or [0]
+            agent_wins[name] += p in g["winners"]
+    turns = [g["turns"] for g in games] or [0]
+    decisions = [g["decisions"] for g in games] or [0]
+    figures = getattr(rules, "figures", None)
+    own = [g["own"] for g in games]
     return SimulationResult(
-        slug=slug,
-        games=len(records),
+        slug=setup.slug,
+        games=total,
         seed=seed,
-        agents=agents,
-        finished=len(finished),
-        first_player_wins=sum(r.winner == r.first for r in finished),
-        agent_wins=dict(agent_wins),
-        agent_games=dict(agent_games),
-        final_triggers=dict(Counter(r.final_how for r in records)),
-        scores={
-            "winner_mean": statistics.fmean(winners),
-            "loser_mean": statistics.fmean(losers),
-            "margin_median": statistics.median(margins),
-            "winner_histogram": _histogram(winners),
-            "loser_histogram": _histogram(losers),
-            "margin_histogram": _histogram(margins),
+        players=n,
+        agents=setup.agents,
+        options=dict(setup.options),
+        seats=[rate(seat_wins[p], total) for p in range(n)],
+        teams={t: rate(team_wins[t], team_games[t]) for t in sorted(team_games)},
+        agent_rates={a: rate(agent_wins[a], agent_games[a]) for a in sorted(agent_games)},
+        draws=rate(sum(not g["winners"] for g in games), total),
+        how=dict(sorted(Counter(g["how"] for g in games).items())),
+        turns={
+            "mean": statistics.fmean(turns),
+            "min": min(turns),
+            "max": max(turns),
+            "histogram": dict(sorted(Counter(turns).items())),
         },
-        lengths={
-            "turns_mean": statistics.fmean(turns),
-            "turns_min": min(turns),
-            "turns_max": max(turns),
-            "turns_histogram": _histogram(turns),
-            "actions_mean": statistics.fmean(actions),
-            "actions_histogram": _histogram(actions, width=25),
+        decisions={
+            "mean": statistics.fmean(decisions),
+            "min": min(decisions),
+            "max": max(decisions),
         },
-        cards=list(figures.values()),
+        tables=figures(own, n) if figures is not None else [],
     )
 
 
-def _histogram(values: Sequence[int], width: int = 1) -> dict[str, int]:
-    """Counts per value (or per bucket of `width` values), keyed "low" or "low-high"."""
-    counts = Counter((v // width) * width for v in values)
-    return {(str(k) if width == 1 else f"{k}-{k + width - 1}"): counts[k] for k in sorted(counts)}
+def record_game(project: Project, slug: str, seed: int, setup: Setup | None = None) -> Replay:
+    """Play one game between the setup's agents and keep it as a replay."""
+    rules = load_rules(project, slug)
+    setup = setup or make_setup(rules)
+    state = rules.new_game(seed, setup.players, setup.options)
+    agents = [
+        registry.make_agent(slug, name, game_seed(seed, 0, f"agent{p}"))
+        for p, name in enumerate(setup.agents)
+    ]
+    play(state, agents)
+    return Replay.of(state, rules, seed, setup.options, setup.players)

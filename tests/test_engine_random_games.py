@@ -18,7 +18,7 @@ from pipeline.games.bless.agents import GreedyAgent
 from pipeline.play import load_rules, replay_file
 from pipeline.problems import SourceError
 from pipeline.project import open_project
-from pipeline.simulate import record_game, simulate
+from pipeline.simulate import make_setup, record_game, simulate
 from pipeline.validate import validate
 from tests.conftest import ROOT
 
@@ -50,7 +50,7 @@ def options_for(seed: int) -> dict[str, int]:
 def check_game(rules, seed: int) -> tuple[int, int, int, str]:
     """Play one game to its end, checking every action; returns a fingerprint of it."""
     greedy = seed < GREEDY_GAMES
-    game = rules.new_game(seed, options_for(seed))
+    game = rules.new_game(seed, options=options_for(seed))
     agents = [GreedyAgent(seed) if greedy else RandomAgent(2 * seed), RandomAgent(2 * seed + 1)]
     game.check_invariants()
     for step in range(MAX_ACTIONS):
@@ -64,7 +64,7 @@ def check_game(rules, seed: int) -> tuple[int, int, int, str]:
         game.apply(action)
         game.check_invariants()
         if step % VIEW_EVERY == 0:
-            view = game.view(1 - player)
+            view = game.observation(1 - player)
             hidden = {rules.cards[c].code for c in game.piles[2 * 2 + player]}
             assert not hidden & set(view["hand"]), "a player sees the other's hand"
     assert game.is_terminal(), f"seed {seed}: the game did not end"
@@ -106,7 +106,7 @@ def test_same_seed_same_log(rules):
 
 
 def test_replay_reproduces_the_final_state(rules):
-    game = play(rules.new_game(21, {"altar": 3}), [RandomAgent(1), RandomAgent(2)])
+    game = play(rules.new_game(21, options={"altar": 3}), [RandomAgent(1), RandomAgent(2)])
     text = Replay.of(game, rules, 21, {"altar": 3}).to_json()
     again = play_replay(rules, Replay.from_json(text))
     assert again.log == game.log
@@ -167,7 +167,7 @@ def test_clone_is_independent(rules):
 def test_views_hide_what_they_must(rules):
     game = rules.new_game(2)
     for p in (0, 1):
-        view = game.view(p)
+        view = game.observation(p)
         mine = sorted(rules.cards[c].code for c in game.piles[4 + p])
         assert sorted(view["hand"]) == mine
         assert view["sides"][1 - p]["hand"] == 4 and view["mazzo"] == 54
@@ -184,40 +184,53 @@ def test_illegal_actions_are_refused(rules):
         game.apply(("choose", (99,)))
 
 
-def test_simulation_is_the_same_whatever_the_workers(root: Path):
+def test_simulation_is_the_same_whatever_the_workers(root: Path, rules):
     project = open_project(root)
-    one = simulate(project, "bless", 60, 11, ("random", "random"), jobs=1)
-    two = simulate(project, "bless", 60, 11, ("random", "random"), jobs=2)
+    one = simulate(project, "bless", 60, 11, make_setup(rules), jobs=1)
+    two = simulate(project, "bless", 60, 11, make_setup(rules), jobs=2)
     assert one.to_json() == two.to_json()
-    assert one.finished == 60 and 0 < one.first_player_wins < 60
-    low, high = one.first_player_ci
-    assert low < one.first_player_rate < high
-    assert sum(one.final_triggers.values()) == 60
-    played = sum(c.as_maledizione + c.as_preghiera for c in one.cards)
-    assert played > 60 * 10 and all(c.win_rate is None or 0 <= c.win_rate <= 1 for c in one.cards)
-    assert "Vittorie del Primo Giocatore" in one.report("it")
-    assert "First player wins" in one.report("en")
+    assert one.draws["n"] == 60 and one.draws["rate"] == 0
+    first = one.table("primo").rows[0][1]
+    assert first["n"] == 60 and 0 < first["rate"] < 1
+    assert first["low"] < first["rate"] < first["high"]
+    assert sum(one.table("turni-finali").rows[i][1] for i in range(2)) == 60
+    cards = one.table("carte").rows
+    assert sum(m + p for _, m, p, _ in cards) > 60 * 10
+    assert all(0 <= r["rate"] <= 1 for *_, r in cards)
+    assert sum(seat["rate"] for seat in one.seats) == pytest.approx(1)
+    assert "Vittorie di chi gioca per primo" in one.report("it")
+    assert "Seat 1 wins" in one.report("en")
 
 
-def test_greedy_is_clearly_stronger_than_random(root: Path):
-    result = simulate(open_project(root), "bless", 30, 4, ("greedy", "random"), jobs=2)
-    assert result.agent_rate("greedy") >= 0.8
+def test_greedy_is_clearly_stronger_than_random(root: Path, rules):
+    setup = make_setup(rules, agents="greedy,random")
+    result = simulate(open_project(root), "bless", 30, 4, setup, jobs=2)
+    assert result.agent_rates["greedy"]["rate"] >= 0.8
 
 
-def test_a_recorded_game_replays_from_its_file(root: Path, tmp_path: Path):
+def test_a_recorded_game_replays_from_its_file(root: Path, rules, tmp_path: Path):
     project = open_project(root)
-    replay = record_game(project, "bless", 6, ("greedy", "random"), {"altar": 3})
+    setup = make_setup(rules, agents="greedy,random", options={"altar": 3})
+    replay = record_game(project, "bless", 6, setup)
     path = tmp_path / "partita.json"
     path.write_text(replay.to_json(), encoding="utf-8")
     game, narration = replay_file(project, path)
-    assert game.is_terminal() and game.log == replay.events
+    again = play_replay(rules, replay)
+    assert game.is_terminal() and game.log == again.log
+    assert len(replay.actions) == sum(1 for e in game.log if e.kind == "action")
     assert narration[-1].startswith("Fine della partita")
+
+
+def test_a_random_game_replay_is_at_most_4_kb(root: Path):
+    for seed in range(1, 6):
+        size = len(record_game(open_project(root), "bless", seed).to_json().encode())
+        assert size <= 4096, f"seed {seed}: {size} bytes"
 
 
 def test_a_bad_replay_file_is_one_clear_error(root: Path, tmp_path: Path):
     project = open_project(root)
     path = tmp_path / "rotto.json"
-    path.write_text('{"format": 1}', encoding="utf-8")
+    path.write_text('{"format": 2}', encoding="utf-8")
     with pytest.raises(SourceError, match=r"rotto\.json.*not a Cartiera replay"):
         replay_file(project, path)
     replay = record_game(project, "bless", 2)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.database import build_database
-from pipeline.examples import example_names, run_example, run_examples
+from pipeline.engine.core import Outcome
+from pipeline.examples import Result, _check_result, example_names, run_example, run_examples
 from pipeline.play import load_rules
 from pipeline.problems import SourceError
 from pipeline.project import open_project
@@ -82,8 +83,8 @@ def test_a_wrong_expectation_fails(project, rules):
 def test_a_bad_scenario_points_at_its_line(project, rules, tmp_path: Path):
     path = project.games_dir / "bless" / "examples" / "zz-bad.yaml"
     path.write_text(
-        "title: Prova\nclause: fato\nposition:\n  players:\n    - hand: [carta-che-non-esiste]\n"
-        "    - {}\nsteps:\n  - end\n",
+        "format: 2\ntitle: Prova\nclause: fato\nposition:\n  players:\n"
+        "    - hand: [carta-che-non-esiste]\n    - {}\nsteps:\n  - play: end\n",
         encoding="utf-8",
     )
     try:
@@ -92,9 +93,10 @@ def test_a_bad_scenario_points_at_its_line(project, rules, tmp_path: Path):
         assert "carta-che-non-esiste" in str(info.value)
         assert "zz-bad.yaml" in str(info.value)
         path.write_text(
-            "title: Prova\nclause: fato\nposition: {}\nsteps: [end]\n", encoding="utf-8"
+            "format: 2\ntitle: Prova\nclause: fato\nposition: {}\nsteps: [{play: end}]\n",
+            encoding="utf-8",
         )
-        with pytest.raises(SourceError, match=r"zz-bad.yaml:3"):
+        with pytest.raises(SourceError, match=r"zz-bad.yaml:4"):
             run_example(project, "bless", "zz-bad", rules)
     finally:
         path.unlink()
@@ -104,3 +106,95 @@ def test_a_bad_scenario_points_at_its_line(project, rules, tmp_path: Path):
 def test_an_unknown_example_is_one_clear_error(project, rules):
     with pytest.raises(SourceError, match="no example 'nessuno'"):
         run_example(project, "bless", "nessuno", rules)
+
+
+MUTATIONS = [
+    # (capability, scenario, text in it, replaced by, a failure that must then be reported)
+    ("event details", "14-eco-gia-usata", "side: preghiera}", "side: maledizione}", "missing"),
+    ("no events", "14-eco-gia-usata", "responded: [fiume-etereo]", "responded: []", "happened"),
+    (
+        "exact legal",
+        "14-eco-gia-usata",
+        "barriera: [faro-della-redenzione]",
+        "barriera: []",
+        "legal",
+    ),
+    ("used this turn", "14-eco-gia-usata", "answered: true", "answered: false", "answered"),
+    (
+        "attributes",
+        "14-eco-gia-usata",
+        "{forma: Luce, occhio: 5",
+        "{forma: Ombra, occhio: 5",
+        "forma",
+    ),
+    ("negative state", "14-eco-gia-usata", "stasi: false}", "stasi: true}", "stasi of orizzonte"),
+    ("abilities", "08-impatto-e-barriera", "has: [Impatto]", "has: [Fato]", "lacks ['Fato']"),
+    ("decision", "15-fine-turno", "decision: mulligan", "decision: main", "decision"),
+    ("player", "15-fine-turno", "      player: 2", "      player: 1", "player: expected 1"),
+    ("taken by", "15-fine-turno", "    by: 1", "    by: 2", "taken by player 1, not 2"),
+    ("phase", "15-fine-turno", "  phase: end\n", "", "decision: expected 'mulligan'"),
+    ("pile size", "15-fine-turno", "hand-1: 4,", "hand-1: 5,", "size of hand-1"),
+    (
+        "pile order",
+        "15-fine-turno",
+        "top: {mazzo: visione-profonda}",
+        "top: {mazzo: re-ombra}",
+        "top",
+    ),
+    ("ranking", "11-turni-finali", "ranking: [[1], [2]]", "ranking: [[2], [1]]", "result ranking"),
+    ("how it ended", "11-turni-finali", "        how: altare", "        how: mazzo", "result how"),
+]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "old", "new", "failure"),
+    [m[1:] for m in MUTATIONS],
+    ids=[m[0] for m in MUTATIONS],
+)
+def test_each_v2_capability_fails_when_the_engine_disagrees(
+    project, rules, scenario: str, old: str, new: str, failure: str
+):
+    path = project.games_dir / "bless" / "examples" / f"{scenario}.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} is not once in {scenario}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    try:
+        result = run_example(project, "bless", scenario, rules)
+    finally:
+        path.write_text(text, encoding="utf-8")
+    assert any(failure in f for f in result.failures), result.failures
+    assert all(f.startswith(f"games/bless/examples/{scenario}.yaml:") for f in result.failures)
+
+
+def test_checks_after_a_refused_step_are_still_reported(project, rules):
+    path = project.games_dir / "bless" / "examples" / "01-scontro-base.yaml"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("target: taglio-nelle-tenebre}", "direct: true}"), "utf-8")
+    try:
+        result = run_example(project, "bless", "01-scontro-base", rules)
+    finally:
+        path.write_text(text, encoding="utf-8")
+    assert (
+        "step 1: {'attack': 'catene-lucenti', 'direct': True} is not legal here"
+        in (result.failures[0])
+    )
+    assert any("step 4:" in f and "scores" in f for f in result.failures)
+
+
+class _Ended:
+    def __init__(self, outcome: Outcome | None):
+        self._outcome = outcome
+
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+
+def test_results_can_say_draws_rankings_and_team_wins():
+    draw = _Ended(Outcome((), "stallo"))
+    assert _check_result(draw, Result(draw=True)) == []
+    assert _check_result(draw, Result(winner=1)) == ["result winner: expected 1, got None"]
+    teams = _Ended(Outcome((0, 2), "squadra", ((0, 2), (1, 3))))
+    assert _check_result(teams, Result(winners=[3, 1], ranking=[[3, 1], [4, 2]])) == []
+    assert _check_result(teams, Result(draw=True)) == ["result draw: expected True, got False"]
+    assert _check_result(_Ended(None), Result(over=False)) == []
+    assert _check_result(_Ended(None), Result(winner=1)) == ["the game is not over"]

@@ -19,7 +19,7 @@ from .core import (
     play_replay,
 )
 from .plugin import Agent, FigureTable, GamePlugin
-from .registry import agent_names, build_rules, engine_slugs, make_agent, plugin, plugins
+from .registry import agent_names, build_rules, engine_slugs, make_agent
 
 __all__ = [
     "Action",
@@ -44,6 +44,4 @@ __all__ = [
     "make_agent",
     "play",
     "play_replay",
-    "plugin",
-    "plugins",
 ]

@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 Action = tuple[Any, ...]
 
-REPLAY_FORMAT = 1
+REPLAY_FORMAT = 2
 
 
 class Event(NamedTuple):
@@ -107,13 +107,14 @@ class Chance:
                 raise ReplayError(f"recorded {what} {value} is not a choice among {list(items)}")
         else:
             value = self.rng.sample(list(items), count)
-        self.log.append(Event("chance", -1, (what, tuple(value))))
+        self.log.append(Event("chance", -1, (what, list(value))))  # a list: not a shuffle
         return value
 
     def shuffle(self, what: str, pile: list[int]) -> None:
         """Shuffle `pile` in place; the new order (bottom first) is the logged outcome."""
         if self.outcomes is not None:
-            value = list(self._recorded(what))
+            recorded = self._recorded(what)
+            value = recorded.order(pile) if isinstance(recorded, _Shuffled) else list(recorded)
             if sorted(value) != sorted(pile):
                 raise ReplayError(f"recorded {what} does not hold the same cards")
             pile[:] = value
@@ -259,7 +260,8 @@ class State(Protocol):
 
     def zones(self) -> dict[str, list[int]]:
         """Every card instance of the game, by zone name: the conformance test checks that the
-        multiset of all cards never changes. Instances are indices into the rules' cards."""
+        multiset of all cards never changes. Instances are indices into the rules' cards.
+        A player's hand is named ``hand-<player, 1-based>`` (determinize keeps one's own)."""
         ...
 
     def clone(self) -> State:
@@ -298,39 +300,55 @@ class Rules(Protocol):
 
 @dataclass
 class Replay:
-    """A finished (or unfinished) game as its log: enough to play it again, move by move."""
+    """A game as what determines it: seed, players, options, cards and chosen action indices.
+
+    Chance outcomes are stored too, compactly (a shuffle as one base-36 number, the rank of
+    its order), so a replay never depends on the random number generator; the card digest
+    makes it refuse to run against changed cards.
+    """
 
     slug: str
     digest: str
     seed: int
+    players: int
     options: dict[str, Any]
-    fields: dict[str, list[str]]
-    events: list[Event] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)  # index into legal_actions(), in turn
+    chance: list[Any] = field(default_factory=list)  # compact chance outcomes, in turn
 
     @classmethod
-    def of(cls, game: Game, rules: Rules, seed: int, options: Mapping[str, Any]) -> Replay:
-        fields = getattr(game, "EVENT_FIELDS", {})
-        return cls(rules.slug, rules.digest, seed, dict(options), dict(fields), list(game.log))
-
-    def actions(self) -> Iterator[tuple[int, Action]]:
-        for event in self.events:
+    def of(
+        cls,
+        state: State,
+        rules: Rules,
+        seed: int,
+        options: Mapping[str, Any],
+        players: int | None = None,
+    ) -> Replay:
+        """The replay of a game played from ``rules.new_game(seed, players, options)``."""
+        players = players or state.num_players
+        chance = [_compact(e.args[1]) for e in state.log if e.kind == "chance"]
+        again = rules.new_game(
+            seed, players, options, chance=Chance(outcomes=_expanded_all(chance))
+        )
+        indices = []
+        for event in state.log:
             if event.kind == "action":
-                yield event.player, tuple(event.args)
-
-    def chance_outcomes(self) -> list[Any]:
-        return [event.args[1] for event in self.events if event.kind == "chance"]
+                legal = again.legal_actions()
+                indices.append(legal.index(tuple(event.args)))
+                again.apply(tuple(event.args))
+        return cls(rules.slug, rules.digest, seed, players, dict(options), indices, chance)
 
     def to_json(self) -> str:
-        """Compact JSON: one array per event, ``[kind, player, *fields]``."""
         return json.dumps(
             {
                 "format": REPLAY_FORMAT,
                 "game": self.slug,
                 "cards": self.digest,
                 "seed": self.seed,
+                "players": self.players,
                 "options": self.options,
-                "fields": self.fields,
-                "events": [[e.kind, e.player, *map(_plain, e.args)] for e in self.events],
+                "actions": self.actions,
+                "chance": self.chance,
             },
             ensure_ascii=False,
             separators=(",", ":"),
@@ -340,30 +358,68 @@ class Replay:
     def from_json(cls, text: str) -> Replay:
         try:
             data = json.loads(text)
-            if data.get("format") != REPLAY_FORMAT:
-                raise ReplayError(f"unknown replay format {data.get('format')!r}")
-            events = [Event(row[0], row[1], tuple(map(_tupled, row[2:]))) for row in data["events"]]
-            return cls(
-                data["game"], data["cards"], data["seed"], data["options"], data["fields"], events
+            if not isinstance(data, dict) or data.get("format") != REPLAY_FORMAT:
+                found = data.get("format") if isinstance(data, dict) else None
+                raise ReplayError(f"not a Cartiera replay (format {found!r}, not {REPLAY_FORMAT})")
+            replay = cls(
+                str(data["game"]),
+                str(data["cards"]),
+                int(data["seed"]),
+                int(data["players"]),
+                dict(data["options"]),
+                [int(i) for i in data["actions"]],
+                list(data["chance"]),
             )
-        except (KeyError, TypeError, IndexError, json.JSONDecodeError) as exc:
+        except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+            if isinstance(exc, ReplayError):
+                raise
             raise ReplayError(f"not a Cartiera replay: {exc}") from exc
+        return replay
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    return value
+DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
-def _tupled(value: Any) -> Any:
-    if isinstance(value, list):
-        return tuple(_tupled(v) for v in value)
-    return value
+def _compact(outcome: Any) -> Any:
+    """A shuffled pile (a tuple) as its rank among the orders of its cards (base 36,
+    prefixed "s"); a die roll or a sample (a list) as it is."""
+    if not isinstance(outcome, tuple):
+        return outcome
+    pool = sorted(outcome)
+    rank = 0
+    for card in outcome:
+        i = pool.index(card)
+        rank = rank * len(pool) + i
+        pool.pop(i)
+    digits = ""
+    while rank:
+        rank, d = divmod(rank, 36)
+        digits = DIGITS[d] + digits
+    return "s" + (digits or "0")
 
 
-def play_replay(rules: Rules, replay: Replay) -> Game:
-    """Play a replay again with these rules; the log it produces must be the recorded one."""
+def _expanded_all(chance: Sequence[Any]) -> list[Any]:
+    return [_Shuffled(int(c[1:], 36)) if isinstance(c, str) else c for c in chance]
+
+
+class _Shuffled(int):
+    """A recorded shuffle's rank: ``Chance.shuffle`` turns it back into the order."""
+
+    def order(self, cards: Sequence[int]) -> list[int]:
+        pool = sorted(cards)
+        n = len(pool)
+        picks = []
+        rank = int(self)
+        for size in range(1, n + 1):
+            rank, i = divmod(rank, size)
+            picks.append(i)
+        if rank:
+            raise ReplayError("a recorded shuffle does not fit the pile it shuffles")
+        return [pool.pop(i) for i in reversed(picks)]
+
+
+def play_replay(rules: Rules, replay: Replay) -> State:
+    """Play a replay again with these rules, taking the recorded action indices in turn."""
     if replay.slug != rules.slug:
         raise ReplayError(f"this replay is a game of {replay.slug}, not {rules.slug}")
     if replay.digest != rules.digest:
@@ -371,16 +427,14 @@ def play_replay(rules: Rules, replay: Replay) -> Game:
             "the cards changed since this replay was recorded "
             f"(recorded {replay.digest[:12]}, now {rules.digest[:12]})"
         )
-    chance = Chance(outcomes=replay.chance_outcomes())
-    game = rules.new_game(replay.seed, replay.options, chance=chance)
-    for player, action in replay.actions():
-        if game.current_player() != player:
-            raise ReplayError(
-                f"the replay has player {player} move where {game.current_player()} must"
-            )
-        if action not in game.legal_actions():
-            raise ReplayError(f"the replayed action {action} is not legal here")
-        game.apply(action)
-    if list(game.log) != list(replay.events):
-        raise ReplayError("the replayed game differs from the recorded log")
-    return game
+    chance = Chance(outcomes=_expanded_all(replay.chance))
+    try:
+        state = rules.new_game(replay.seed, replay.players, replay.options, chance=chance)
+    except ValueError as exc:
+        raise ReplayError(f"the replay's game cannot be set up: {exc}") from exc
+    for number, index in enumerate(replay.actions, 1):
+        legal = state.legal_actions()
+        if not 0 <= index < len(legal):
+            raise ReplayError(f"action {number} of the replay ({index}) is not a legal choice")
+        state.apply(legal[index])
+    return state

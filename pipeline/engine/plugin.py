@@ -13,6 +13,7 @@ generic stages call: ``ScenarioHooks`` for worked examples (scenario format 2) a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -35,6 +36,23 @@ class FigureTable:
     columns: tuple[str, ...]
     rows: tuple[tuple[Any, ...], ...]
     chart: str = ""
+
+
+def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% by default)."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return max(0.0, centre - spread), min(1.0, centre + spread)
+
+
+def rate(successes: int, trials: int) -> dict[str, float | int]:
+    """A FigureTable rate cell: the proportion with its 95% Wilson interval."""
+    low, high = wilson(successes, trials)
+    return {"rate": successes / trials if trials else 0.0, "low": low, "high": high, "n": trials}
 
 
 class Agent(Protocol):

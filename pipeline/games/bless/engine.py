@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple
 
-from pipeline.engine.core import Action, CardRecord, Chance, Event, IllegalAction
+from pipeline.engine.core import (
+    Action,
+    CardRecord,
+    Chance,
+    Event,
+    GameInfo,
+    IllegalAction,
+    Outcome,
+)
 
 from .effects import (
     ALT,
@@ -22,11 +30,9 @@ from .effects import (
     IMPULSO,
     KAR,
     LEGAME,
-    LUCE,
     MAL,
     MAZZO,
     OCC,
-    OMBRA,
     PRE,
     VUOTO,
     CardInfo,
@@ -34,9 +40,19 @@ from .effects import (
     Effects,
     Frame,
 )
+from .figures import BlessFigures
 from .narrate import narrate_bless
+from .scenario import BlessScenarios, zone_name
 
 SLUG = "bless"
+INFO = GameInfo(
+    SLUG,
+    2,
+    2,
+    hidden_information=True,
+    chance=True,
+    option_names=("altar", "max_turns", "first_player"),
+)
 INTO = {"maledizione": MAL, "preghiera": PRE}
 ATT, DEF, TIE = 0, 1, 2
 LIMIT_MAL, LIMIT_ECO = 4, 2
@@ -121,10 +137,12 @@ def _is_subset(chosen: Any, cards: tuple[int, ...]) -> bool:
     return positions == sorted(set(positions))
 
 
-class BlessRules:
+class BlessRules(BlessScenarios, BlessFigures):
     """The 62 cards of a Bless deck compiled from cards.db; makes games."""
 
     slug = SLUG
+    info = INFO
+    event_fields = EVENT_FIELDS
 
     def __init__(
         self,
@@ -153,9 +171,29 @@ class BlessRules:
         return cls(cards, digest, texts)
 
     def new_game(
-        self, seed: int, options: Mapping[str, Any] | None = None, chance: Chance | None = None
+        self,
+        seed: int,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        chance: Chance | None = None,
     ) -> BlessGame:
-        return BlessGame(self, seed, dict(options or {}), chance)
+        if players not in (None, 2):
+            raise ValueError(f"Bless is played by 2, not {players}")
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(INFO.option_names))
+        if unknown:
+            known = ", ".join(INFO.option_names)
+            raise ValueError(f"Bless has no option '{unknown[0]}' (options: {known})")
+        if str(options.get("altar", 5)) not in ("3", "5", "7"):
+            raise ValueError(f"altar must be 3, 5 or 7, not {options['altar']!r}")
+        if str(options.get("first_player", 0)) not in ("0", "1"):
+            raise ValueError(f"first_player must be 0 or 1, not {options['first_player']!r}")
+        if not str(options.get("max_turns", 400)).isdigit():
+            raise ValueError(f"max_turns must be a whole number, not {options['max_turns']!r}")
+        return BlessGame(self, seed, options, chance)
+
+    def invariants(self, state: BlessGame) -> list[str]:
+        return state.invariants()
 
     def edited(
         self, code: str, attributes: Mapping[str, Any] | None = None, data: Any = None
@@ -234,6 +272,10 @@ class BlessRules:
             g.attacked[self.card(code)] = int(spec.get("turn", 3))
         for code in spec.get("invoked", []):
             g.invoked[self.card(code)] = int(spec.get("turn", 3))
+        for code in spec.get("responded", []):
+            g.responded[self.card(code)] = int(spec.get("turn", 3))
+        for code in spec.get("barriera", []):
+            g.barrier[self.card(code)] = int(spec.get("turn", 3))
         g.turn = int(spec.get("turn", 3))
         g.active = int(spec.get("active", 1)) - 1
         g.first = int(spec.get("first", 1)) - 1
@@ -245,51 +287,10 @@ class BlessRules:
             g.final_by, g.final_how = int(final["by"]) - 1, final.get("how", "altare")
             g.final_last = int(final["last_turn"])
         g._dirty()
+        if spec.get("phase") == "end":
+            g._push(("end_turn",))
         g._run()
         return g
-
-    def parse_move(self, game: BlessGame, move: Any) -> Action:
-        """A move as written in a scenario file, as an action of the current decision."""
-        if move in ("end", "end_turn"):
-            return ("end",)
-        if not isinstance(move, Mapping) or len(move) not in (1, 2):
-            raise ValueError(f"not a move: {move!r}")
-        if "play" in move:
-            return ("cala", self.card(move["play"]), move.get("as", "maledizione"))
-        if "remove_stasi" in move:
-            return ("stasi", self.card(move["remove_stasi"]))
-        if "invoke" in move:
-            return ("invoke", self.card(move["invoke"]))
-        if "attack" in move:
-            if move.get("direct"):
-                return ("direct", self.card(move["attack"]))
-            return ("attack", self.card(move["attack"]), self.card(move["target"]))
-        if "choose" in move:
-            choice = self._choice(move["choose"])
-            if isinstance(choice, tuple) and game.pending is not None:
-                order = game.pending.options
-                choice = tuple(sorted(choice, key=lambda c: order.index(c) if c in order else -1))
-            return ("choose", choice)
-        raise ValueError(f"not a move: {move!r}")
-
-    def _choice(self, value: Any) -> Any:
-        words = {
-            "yes": 1,
-            "no": 0,
-            "pari": 0,
-            "dispari": 1,
-            "maledizione": MAL,
-            "preghiera": PRE,
-            "Luce": LUCE,
-            "Ombra": OMBRA,
-        }
-        if isinstance(value, bool):
-            return int(value)
-        if isinstance(value, list):
-            return tuple(self.card(v) for v in value)
-        if value in words:
-            return words[value]
-        return self.card(value)
 
     def narrate(self, events: Sequence[Event], players: int = 2) -> list[str]:
         return narrate_bless(events, self.cards, self.texts)
@@ -406,9 +407,22 @@ class BlessGame(Effects):
         return self.over
 
     def returns(self) -> list[float]:
-        if not self.over or self.winner < 0:
-            return [0.0, 0.0]
-        return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+        outcome = self.outcome()
+        return [0.0, 0.0] if outcome is None else outcome.returns(2)
+
+    def outcome(self) -> Outcome | None:
+        if not self.over:
+            return None
+        if self.winner < 0:  # stopped by the turn cap: no result
+            return Outcome((), "turni-esauriti", scores=tuple(self.scores))
+        ranking = ((self.winner,), (1 - self.winner,))
+        return Outcome((self.winner,), self.final_how, ranking, tuple(self.scores))
+
+    def turn_number(self) -> int:
+        return self.turn
+
+    def zones(self) -> dict[str, list[int]]:
+        return {zone_name(z): list(pile) for z, pile in enumerate(self.piles) if z < 2 or z > 3}
 
     def clone(self) -> BlessGame:
         g = object.__new__(BlessGame)
@@ -434,7 +448,7 @@ class BlessGame(Effects):
         g._busy = set()
         return g
 
-    def view(self, player: int) -> dict[str, Any]:
+    def observation(self, player: int) -> dict[str, Any]:
         """What `player` sees: the opponent's hand and the Mazzo only as counts."""
         code = [c.code for c in self.info]
         piles = self.piles
@@ -538,34 +552,47 @@ class BlessGame(Effects):
         return ("choose", weak)
 
     def check_invariants(self) -> None:
+        problems = self.invariants()
+        assert not problems, "; ".join(problems)
+
+    def invariants(self) -> list[str]:
         """Every card in exactly one zone, limits kept, scores made of what was earned."""
+        out: list[str] = []
         zone, count = self.zone, 0
         for z, pile in enumerate(self.piles):
             for c in pile:
-                assert zone[c] == z, f"card {c} is listed in zone {z} but marked {zone[c]}"
+                if zone[c] != z:
+                    out.append(f"card {c} is listed in zone {z} but marked {zone[c]}")
             count += len(pile)
-        assert count == len(self.info), "a card is missing or in two zones"
+        if count != len(self.info):
+            out.append("a card is missing or in two zones")
         stable = self.pending is None or self.pending.kind == "main"
         hosts = []
         for p in (0, 1):
-            assert self.scores[p] == self.blessed[p] + self.bonus[p], "score out of step"
-            assert not self.piles[2 * ASIDE + p], "cards set aside outside a Mulligan"
-            if stable:
-                assert len(self.piles[2 * MAL + p]) <= LIMIT_MAL, "more than 4 Maledizioni"
-                assert self._ecos(p) <= LIMIT_ECO, "more than 2 Eco"
+            if self.scores[p] != self.blessed[p] + self.bonus[p]:
+                out.append("score out of step")
+            if self.piles[2 * ASIDE + p]:
+                out.append("cards set aside outside a Mulligan")
+            if stable and len(self.piles[2 * MAL + p]) > LIMIT_MAL:
+                out.append("more than 4 Maledizioni")
+            if stable and self._ecos(p) > LIMIT_ECO:
+                out.append("more than 2 Eco")
             for c in self.piles[2 * PRE + p]:
                 prayer, h = self.info[c].prayer, self.host[c]
                 if h >= 0:
-                    assert prayer == LEGAME and zone[h] >> 1 == MAL, "a bond off the field"
+                    if not (prayer == LEGAME and zone[h] >> 1 == MAL):
+                        out.append("a bond off the field")
                     hosts.append(h)
-                elif stable:
-                    assert prayer == ECO, "a Legame without host, or an Impulso, stays in play"
-        assert len(hosts) == len(set(hosts)), "two Legami on one Maledizione"
+                elif stable and prayer != ECO:
+                    out.append("a Legame without host, or an Impulso, stays in play")
+        if len(hosts) != len(set(hosts)):
+            out.append("two Legami on one Maledizione")
         for c, z in enumerate(zone):
-            if z >> 1 != MAL:
-                assert not (self.corrupt[c] or self.stasi[c]), "a state off the field"
-            if z >> 1 != PRE:
-                assert self.host[c] < 0, "a bond from off the field"
+            if z >> 1 != MAL and (self.corrupt[c] or self.stasi[c]):
+                out.append("a state off the field")
+            if z >> 1 != PRE and self.host[c] >= 0:
+                out.append("a bond from off the field")
+        return out
 
     # -- the engine loop ------------------------------------------------------------------------
 

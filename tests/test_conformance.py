@@ -1,0 +1,140 @@
+"""Every registered rules engine, through its public interface only (after OpenSpiel's
+random-simulation tests): seeded random games to the end, checked after every action.
+
+No code here knows a game: an engine registered in the ``cartiera.games`` entry points gets
+all of it. Per engine: legal actions until the end, the game's invariants, the cards
+conserved, an outcome for every game; and on some games: clones independent of the
+original, same seed same log, replays, and observations that hide what they must.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from pipeline.database import build_database
+from pipeline.engine import registry
+from pipeline.engine.core import Replay, play_replay
+from pipeline.play import load_rules
+from pipeline.project import open_project
+from pipeline.validate import validate
+from tests.conftest import ROOT
+
+GAMES = 1000  # per engine
+DEEP_EVERY = 40  # one game in this many also gets the costly checks
+MAX_ACTIONS = 20_000
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory):
+    root = tmp_path_factory.mktemp("conformance") / "proj"
+    shutil.copytree(ROOT / "games", root / "games")
+    project = open_project(root)
+    build_database(project, validate(project, layout=False).games)
+    return project
+
+
+def cards_of(state: Any) -> Counter[int]:
+    return Counter(c for pile in state.zones().values() for c in pile)
+
+
+def players_for(rules: Any, index: int) -> int:
+    low, high = rules.info.min_players, rules.info.max_players
+    return low + index % (high - low + 1)
+
+
+def play_random(rules: Any, seed: int, players: int, checks: bool = True) -> tuple[Any, list]:
+    """One seeded random game to its end; with `checks`, every action is checked."""
+    state = rules.new_game(seed, players)
+    rng = random.Random(seed)
+    cards = cards_of(state)
+    invariants = getattr(rules, "invariants", None)
+    states = []
+    for step in range(MAX_ACTIONS):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        assert legal, f"seed {seed}: no legal action before the end"
+        if checks:
+            assert 0 <= state.current_player() < players
+            if step % 7 == 0:
+                states.append(state.clone())
+        state.apply(rng.choice(legal))
+        if checks:
+            problems = invariants(state) if invariants is not None else []
+            assert not problems, f"seed {seed}, action {step + 1}: {problems}"
+            assert cards_of(state) == cards, f"seed {seed}, action {step + 1}: cards changed"
+    assert state.is_terminal(), f"seed {seed}: the game did not end in {MAX_ACTIONS} actions"
+    assert state.legal_actions() == []
+    outcome = state.outcome()
+    assert outcome is not None and len(state.returns()) == players
+    assert all(0 <= p < players for p in outcome.winners)
+    return state, states
+
+
+@pytest.mark.parametrize("slug", registry.engine_slugs())
+def test_random_games_keep_the_rules(project, slug: str):
+    rules = load_rules(project, slug)
+    hows: Counter[str] = Counter()
+    hidden_changed = 0
+    for index in range(GAMES):
+        players = players_for(rules, index)
+        deep = index % DEEP_EVERY == 0
+        state, states = play_random(rules, 1000 + index, players)
+        hows[state.outcome().how] += 1
+        if deep:
+            check_determinism(rules, 1000 + index, players, state)
+            hidden_changed += check_observations(rules, states, index)
+            check_clones(states, index)
+    assert sum(hows.values()) == GAMES
+    if rules.info.hidden_information:
+        assert hidden_changed, "determinize never changed anything hidden"
+
+
+def check_determinism(rules: Any, seed: int, players: int, state: Any) -> None:
+    again, _ = play_random(rules, seed, players, checks=False)
+    assert again.log == state.log, f"seed {seed}: same seed, another game"
+    replay = Replay.from_json(Replay.of(state, rules, seed, {}, players).to_json())
+    replayed = play_replay(rules, replay)
+    assert replayed.log == state.log and replayed.zones() == state.zones()
+    assert replayed.outcome() == state.outcome()
+
+
+def check_observations(rules: Any, states: list[Any], index: int) -> int:
+    """Observations survive determinize; returns how many states it really changed."""
+    changed = 0
+    for k, state in enumerate(states):
+        for p in range(state.num_players):
+            seen = json.dumps(state.observation(p), sort_keys=True, default=str)
+            other = state.determinize(p, index * 1000 + k)
+            again = json.dumps(other.observation(p), sort_keys=True, default=str)
+            assert again == seen, f"game {index}: player {p + 1} sees what determinize changed"
+            changed += other.zones() != state.zones()
+            mine = f"hand-{p + 1}"  # the zone convention of State.zones()
+            if mine in state.zones():
+                assert sorted(other.zones()[mine]) == sorted(state.zones()[mine]), (
+                    f"game {index}: determinize changed player {p + 1}'s own hand"
+                )
+            assert cards_of(other) == cards_of(state)
+    return changed
+
+
+def check_clones(states: list[Any], index: int) -> None:
+    for k, state in enumerate(states[:5]):
+        if state.is_terminal():
+            continue
+        before = (list(state.log), state.zones(), state.legal_actions())
+        copy = state.clone()
+        rng = random.Random(index * 31 + k)
+        for _ in range(10):
+            if copy.is_terminal():
+                break
+            copy.apply(rng.choice(copy.legal_actions()))
+        assert (list(state.log), state.zones(), state.legal_actions()) == before, (
+            f"game {index}: playing on a clone changed the original"
+        )

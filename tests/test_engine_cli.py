@@ -1,0 +1,87 @@
+"""The engine commands (simulate, record, replay, example): every bad value of every option
+is one line and exit 1 (bad data) or 2 (bad usage); the good paths write what they say."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import invoke
+
+BAD = [
+    # (name, arguments, exit status, what the one line must say)
+    ("sim-game", ["simulate", "nessuno"], 2, "unknown game"),
+    ("sim-no-engine", ["simulate", "bldng", "--games", "1"], 2, "no rules engine"),
+    ("sim-games", ["simulate", "bless", "--games", "0"], 2, "--games"),
+    ("sim-seed", ["simulate", "bless", "--seed", "uno"], 2, "--seed"),
+    ("sim-jobs", ["simulate", "bless", "--jobs", "0"], 2, "--jobs"),
+    ("sim-agent", ["simulate", "bless", "--agents", "furbo"], 2, "agents: random, greedy"),
+    ("sim-agents", ["simulate", "bless", "--agents", "random,random,random"], 2, "one per"),
+    ("sim-players", ["simulate", "bless", "--players", "3"], 2, "played by 2 players"),
+    ("sim-players-word", ["simulate", "bless", "--players", "tre"], 2, "--players"),
+    ("sim-teams", ["simulate", "bless", "--teams", "pairs"], 2, "no team mode 'pairs'"),
+    ("sim-option", ["simulate", "bless", "--option", "altar"], 2, "key=value"),
+    ("sim-option-key", ["simulate", "bless", "--option", "nope=1"], 2, "no option 'nope'"),
+    ("sim-option-value", ["simulate", "bless", "--option", "altar=4"], 2, "3, 5 or 7"),
+    ("rec-game", ["record", "nessuno", "--out", "{tmp}/r.json"], 2, "unknown game"),
+    ("rec-no-out", ["record", "bless"], 2, "--out"),
+    ("rec-seed", ["record", "bless", "--out", "{tmp}/r.json", "--seed", "x"], 2, "--seed"),
+    ("rec-out-dir", ["record", "bless", "--out", "{tmp}"], 2, "--out"),
+    ("rec-agent", ["record", "bless", "--out", "{tmp}/r.json", "--agents", "x"], 2, "agents:"),
+    ("rec-players", ["record", "bless", "--out", "{tmp}/r.json", "--players", "5"], 2, "not 5"),
+    ("rec-teams", ["record", "bless", "--out", "{tmp}/r.json", "--teams", "x"], 2, "team mode"),
+    ("rec-option", ["record", "bless", "--out", "{tmp}/r.json", "-o", "altar=9"], 2, "altar"),
+    ("replay-missing", ["replay", "{tmp}/nessuna.json"], 1, "cannot read the replay"),
+    ("replay-not-json", ["replay", "{tmp}/rotto.json"], 1, "not a Cartiera replay"),
+    ("replay-old", ["replay", "{tmp}/vecchia.json"], 1, "format 1, not 2"),
+    ("replay-bad-index", ["replay", "{tmp}/indice.json"], 1, "not a legal choice"),
+    ("replay-other-cards", ["replay", "{tmp}/carte.json"], 1, "cards changed"),
+    ("replay-dir", ["replay", "{tmp}"], 2, "directory"),
+    ("example-game", ["example", "nessuno"], 2, "unknown game"),
+    ("example-no-engine", ["example", "bldng"], 2, "no rules engine"),
+    ("example-name", ["example", "bless", "nessuno"], 1, "no example 'nessuno'"),
+]
+
+
+@pytest.fixture(scope="module")
+def replays(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("replays")
+    run = invoke(shared_project, "record", "bless", "--out", str(folder / "buona.json"))
+    assert run.exit_code == 0, run.output
+    good = json.loads((folder / "buona.json").read_text(encoding="utf-8"))
+    (folder / "rotto.json").write_text("{non è json", encoding="utf-8")
+    (folder / "vecchia.json").write_text(json.dumps({**good, "format": 1}), encoding="utf-8")
+    bad_index = {**good, "actions": [*good["actions"][:5], 999]}
+    (folder / "indice.json").write_text(json.dumps(bad_index), encoding="utf-8")
+    other = {**good, "cards": "0" * 64}
+    (folder / "carte.json").write_text(json.dumps(other), encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize(("args", "status", "says"), [b[1:] for b in BAD], ids=[b[0] for b in BAD])
+def test_a_bad_value_is_one_line(shared_project: Path, replays: Path, args, status, says):
+    run = invoke(shared_project, *(a.replace("{tmp}", str(replays)) for a in args))
+    assert run.exit_code == status, run.output
+    assert says in run.output, run.output
+    assert "Traceback" not in run.output
+    if "Usage:" not in run.output:  # typer's own usage errors come with their usage line
+        assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+def test_record_then_replay_narrates_the_game(shared_project: Path, replays: Path):
+    path = replays / "buona.json"
+    assert path.stat().st_size <= 4096
+    run = invoke(shared_project, "replay", str(path))
+    assert run.exit_code == 0, run.output
+    assert run.stdout.splitlines()[-1].startswith("Fine della partita")
+
+
+def test_simulate_json_has_the_figures_every_game_gets(shared_project: Path):
+    run = invoke(shared_project, "simulate", "bless", "--games", "6", "--json", "-o", "altar=3")
+    assert run.exit_code == 0, run.output
+    data = json.loads(run.stdout)
+    assert data["games"] == 6 and data["options"] == {"altar": 3}
+    assert len(data["seats"]) == 2 and sum(data["how"].values()) == 6
+    assert {t["key"] for t in data["tables"]} >= {"primo", "carte"}

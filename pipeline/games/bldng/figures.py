@@ -1,0 +1,126 @@
+"""BLDNG's balance figures (each What happens card, 8 against 10 elements, ordered against
+sculpture projects) and the invariants the conformance test checks after every action."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pipeline.engine.plugin import FigureTable
+
+from .cards import BldngCards
+from .state import BldngState
+
+
+def rate(successes: int, trials: int, z: float = 1.96) -> dict[str, float]:
+    """A rate cell of a figure table, with its 95% Wilson score interval."""
+    if not trials:
+        return {"rate": 0.0, "low": 0.0, "high": 1.0, "n": 0}
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    low, high = max(0.0, centre - spread), min(1.0, centre + spread)
+    return {"rate": p, "low": low, "high": high, "n": trials}
+
+
+class FigureMixin(BldngCards):
+    """FigureHooks and InvariantHooks of the BLDNG rules."""
+
+    def summarize(self, state: BldngState) -> dict[str, Any]:
+        """One game: the winner, who drew which What happens, and each starting project."""
+        outcome = state.outcome()
+        start: dict[int, int] = {}
+        for e in state.log:
+            if e.kind == "project":
+                start.setdefault(e.player, e.args[0])
+        return {
+            "players": state.num_players,
+            "winners": list(outcome.winners) if outcome else [],
+            "how": outcome.how if outcome else "",
+            "turns": state.turn,
+            "drawn": [
+                [e.player, self.codes[e.args[0]]] for e in state.log if e.kind == "whathappens"
+            ],
+            "start": [[self.size[start[p]], self.tipo[start[p]]] for p in sorted(start)],
+        }
+
+    def figures(
+        self, summaries: Sequence[Mapping[str, Any]], players: int = 2
+    ) -> list[FigureTable]:
+        return [self._events(summaries, players), *self._projects(summaries)]
+
+    def _events(self, summaries: Sequence[Mapping[str, Any]], players: int) -> FigureTable:
+        drawn: Counter[str] = Counter()
+        won: Counter[str] = Counter()
+        for g in summaries:
+            for player, code in g["drawn"]:
+                drawn[code] += 1
+                won[code] += player in g["winners"]
+        names = dict(zip(self.codes, self.names, strict=True))
+        games = len(summaries) or 1
+        rows = []
+        for code in dict.fromkeys(c for c, e in zip(self.codes, self.is_event, strict=True) if e):
+            share = rate(won[code], drawn[code])
+            rows.append(
+                (
+                    names[code],
+                    round(drawn[code] / games, 2),
+                    share,
+                    round(100 * (share["rate"] - 1 / players), 1) if drawn[code] else 0.0,
+                )
+            )
+        return FigureTable(
+            "what-happens",
+            "What happens: quante volte si pescano e come va a chi le pesca",
+            ("carta", "pescate a partita", "vittorie di chi la pesca", "punti sopra 1/N"),
+            tuple(rows),
+            chart="bars",
+        )
+
+    def _projects(self, summaries: Sequence[Mapping[str, Any]]) -> list[FigureTable]:
+        tables = []
+        for key, title, index, values in (
+            ("progetti-elementi", "Progetti da 8 e da 10 elementi", 0, (8, 10)),
+            ("progetti-tipo", "Progetti ordinati e sculture", 1, ("ordinato", "scultura")),
+        ):
+            played: Counter[Any] = Counter()
+            won: Counter[Any] = Counter()
+            for g in summaries:
+                for p, start in enumerate(g["start"]):
+                    played[start[index]] += 1
+                    won[start[index]] += p in g["winners"]
+            rows = tuple((str(v), played[v], rate(won[v], played[v])) for v in values)
+            tables.append(
+                FigureTable(
+                    key,
+                    f"{title}: vittorie di chi comincia con quel progetto",
+                    ("progetto", "giocatori", "vittorie"),
+                    rows,
+                    chart="bars",
+                )
+            )
+        return tables
+
+    def invariants(self, state: BldngState) -> list[str]:
+        out = []
+        n = state.num_players
+        if len(set(state.project)) != n or not all(self.is_project[c] for c in state.project):
+            out.append(f"players do not hold one project each: {state.project}")
+        owed = {t[1] for t in state.tasks if t[0] in ("discard", "excess", "pick")}
+        for p in range(n):
+            if len(state.site[p]) > state.limit(p) and p not in owed:
+                out.append(f"player {p + 1} holds more Forme than the limit and owes no discard")
+            if any(not self.is_forma[c] for c in state.site[p]):
+                out.append(f"player {p + 1} has a card that is no Forma in the cantiere")
+            if state.keep[p] >= 0 and self.effect[state.keep[p]] != "limite":
+                out.append(f"player {p + 1} keeps a card that is not kept")
+            if not state.result and self.complete(state.project[p], state.site[p]):
+                out.append(f"player {p + 1} completed the project but the game goes on")
+        if not state.result and (not state.tasks or not state.legal_actions()):
+            out.append("no decision pending before the end")
+        if any(self.is_project[c] for c in state.deck + state.discard):
+            out.append("a project card is in the Forme deck or its discards")
+        return out

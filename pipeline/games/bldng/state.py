@@ -1,0 +1,492 @@
+"""BLDNG: the state of one game (turns, draws and discards, What happens, the win).
+
+The clause anchors of games/bldng/rules.md name what each part implements. A turn is a stack
+of tasks (the last one runs first): the turn's draw, the What happens it brings, the discards
+they ask for. A task that needs a choice waits for an action; one with a single option is
+taken by the engine and is not an action. Players sit in clockwise order, player 1 starts and
+play goes clockwise until a Reverse (rulings bldng-primo-giocatore, bldng-destra).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from pipeline.engine.core import TERMINAL, Chance, Event, IllegalAction, Outcome
+
+from .cards import BldngCards
+
+SLUG = "bldng"
+ROUNDS = 200  # a game with no builder after so many rounds is a draw (ruling bldng-stallo)
+DECISIONS = ("main", "discard", "pick", "steal")
+EVENT_FIELDS: dict[str, list[str]] = {
+    "chance": ["what", "outcome"],
+    "action": ["action"],
+    "project": ["card"],
+    "first": [],
+    "turn": ["turn"],
+    "draw": ["card"],
+    "take": ["card"],
+    "no_card": [],
+    "reshuffle": ["count"],
+    "discard": ["card", "reason"],
+    "whathappens": ["card", "effect"],
+    "whdone": ["card"],
+    "keep": ["card"],
+    "skip": [],
+    "pick": ["card", "owner"],
+    "steal": ["card", "owner"],
+    "nothing": ["card"],
+    "shift": ["projects"],
+    "change": ["old", "new"],
+    "reverse": ["direction"],
+    "end": ["winner", "how", "card"],
+}
+
+
+class BldngState:
+    """One game of BLDNG in progress (players 0..n-1)."""
+
+    slug = SLUG
+    EVENT_FIELDS = EVENT_FIELDS
+    __slots__ = (
+        "chance",
+        "deck",
+        "direction",
+        "discard",
+        "discard_by",
+        "discard_turn",
+        "keep",
+        "known",
+        "legal",
+        "log",
+        "num_players",
+        "out",
+        "player",
+        "previous",
+        "project",
+        "projects",
+        "resolving",
+        "result",
+        "rules",
+        "site",
+        "tasks",
+        "turn",
+    )
+
+    def __init__(self, rules: BldngCards, players: int, chance: Chance):
+        self.rules = rules
+        self.num_players = players
+        self.chance = chance
+        self.log: list[Event] = chance.log
+        self.deck: list[int] = []  # the Forme deck, top card last
+        self.discard: list[int] = []  # top card last
+        self.projects: list[int] = []  # the project deck, top card last
+        self.project = [-1] * players
+        self.site: list[list[int]] = [[] for _ in range(players)]  # the cantieri
+        self.keep = [-1] * players  # the You can have up to 15 cards held, or -1
+        self.known = [[-1] * players for _ in range(players)]  # known[p][q]: q's project
+        self.out: list[int] = []  # the link card, and cards a scenario leaves out
+        self.resolving: list[int] = []  # What happens being applied or set aside
+        self.direction = 1
+        self.player = 0
+        self.previous = -1  # who played the turn before
+        self.turn = 0
+        self.discard_by = -1  # who discarded the top card, in turn `discard_turn`
+        self.discard_turn = -1
+        self.tasks: list[tuple[Any, ...]] = []
+        self.legal: list[tuple[Any, ...]] = []  # the options of the pending decision
+        self.result: Outcome | None = None
+
+    # -- 3: preparation -------------------------------------------------------------------------
+
+    def deal_new(self) -> None:
+        r = self.rules
+        cards = range(len(r.codes))
+        self.out = [c for c in cards if not (r.is_forma[c] or r.is_event[c] or r.is_project[c])]
+        self.projects = [c for c in cards if r.is_project[c]]
+        self.chance.shuffle("progetti", self.projects)
+        for p in range(self.num_players):
+            self._set_project(p, self.projects.pop())
+            self.log.append(Event("project", p, (self.project[p],)))
+        self.deck = [c for c in cards if r.is_forma[c] or r.is_event[c]]
+        self.chance.shuffle("forme", self.deck)
+        self.log.append(Event("first", 0))
+        self.tasks = [("turn",)]
+        self._run()
+
+    def _set_project(self, p: int, card: int) -> None:
+        self.project[p] = card
+        for q in range(self.num_players):
+            self.known[q][p] = card if q == p else -1
+
+    # -- the interface --------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        return TERMINAL if self.result else self.tasks[-1][1]
+
+    def decision_kind(self) -> str:
+        return self.tasks[-1][0] if self.tasks and not self.result else ""
+
+    def legal_actions(self) -> list[tuple[Any, ...]]:
+        return list(self.legal)
+
+    def apply(self, action: tuple[Any, ...]) -> None:
+        if action not in self.legal:
+            raise IllegalAction(f"{action} is not legal now ({self.decision_kind()})")
+        self.log.append(Event("action", self.current_player(), tuple(action)))
+        self._decide(action)
+        self._run()
+
+    def is_terminal(self) -> bool:
+        return self.result is not None
+
+    def outcome(self) -> Outcome | None:
+        return self.result
+
+    def returns(self) -> list[float]:
+        return self.result.returns(self.num_players) if self.result else [0.0] * self.num_players
+
+    def turn_number(self) -> int:
+        return self.turn
+
+    def limit(self, p: int) -> int:
+        """4.2: the project's elements, or the count of the card that raises the limit."""
+        keep = self.keep[p]
+        return self.rules.count[keep] if keep >= 0 else self.rules.size[self.project[p]]
+
+    def order(self, start: int) -> list[int]:
+        """Every player in the direction of play, from `start`."""
+        n = self.num_players
+        return [(start + i * self.direction) % n for i in range(n)]
+
+    # -- the task loop --------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        self.legal = []
+        while self.tasks and not self.result:
+            task = self.tasks[-1]
+            if task[0] in DECISIONS:
+                options = self._options(task)
+                if len(options) > 1:
+                    self.legal = options
+                    return
+                if options:
+                    self._decide(options[0])
+                else:
+                    self.tasks.pop()
+                continue
+            self.tasks.pop()
+            STEPS[task[0]](self, *task[1:])
+
+    def _distinct(self, cards: list[int]) -> list[int]:
+        """One instance per card number: copies of a card are the same choice."""
+        numbers = self.rules.numbers
+        return sorted({numbers[c]: c for c in sorted(cards, reverse=True)}.values())
+
+    def _options(self, task: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        kind, p = task[0], task[1]
+        r = self.rules
+        if kind == "main":
+            return [("draw",), ("take",)]
+        if kind == "discard":
+            return [("discard", c) for c in self._distinct(self.site[p])]
+        if kind == "pick":
+            target = task[2][0]
+            return [("pick", c) for c in self._distinct(self.site[target])] + [("pass",)]
+        shape = task[2]  # steal
+        out = []
+        for q in self.order(p)[1:]:
+            plain = [c for c in self.site[q] if r.plain[c] and r.shape[c] == shape]
+            out += [("steal", c) for c in self._distinct(plain)]
+        return out
+
+    def _decide(self, action: tuple[Any, ...]) -> None:
+        task = self.tasks.pop()
+        p = task[1]
+        kind = action[0]
+        if kind == "draw":
+            self.tasks.append(("draw", p))
+        elif kind == "take":  # 4.4
+            card = self.discard.pop()
+            self.site[p].append(card)
+            self.log.append(Event("take", p, (card,)))
+            self.tasks.append(("excess", p))
+            self._check_win([p])
+        elif kind == "discard":
+            self._discard(p, action[1], task[3])
+            if task[2] > 1:
+                self.tasks.append(("discard", p, task[2] - 1, task[3]))
+        elif kind in ("pick", "pass"):  # 6.3
+            targets, taken = task[2], task[3]
+            if kind == "pick":
+                self._move(action[1], targets[0], p, "pick")
+                taken += 1
+            if targets[1:]:
+                self.tasks.append(("pick", p, targets[1:], taken))
+            elif taken:
+                self.tasks.append(("discard", p, taken, "una-da-ognuno"))
+            if kind == "pick":
+                self._check_win([p])
+        else:  # steal, 6.4
+            owner = next(q for q in range(self.num_players) if action[1] in self.site[q])
+            self._move(action[1], owner, p, "steal")
+            self.tasks.append(("excess", p))
+            self._check_win([p])
+
+    def _move(self, card: int, owner: int, p: int, how: str) -> None:
+        self.site[owner].remove(card)
+        self.site[p].append(card)
+        self.log.append(Event(how, p, (card, owner)))
+
+    def _discard(self, p: int, card: int, reason: str) -> None:
+        self.site[p].remove(card)
+        self.discard.append(card)
+        self.discard_by, self.discard_turn = p, self.turn
+        self.log.append(Event("discard", p, (card, reason)))
+
+    # -- 4: the turn ----------------------------------------------------------------------------
+
+    def _task_turn(self) -> None:
+        if self.turn >= ROUNDS * self.num_players:
+            self._finish((), "stallo")
+            return
+        p = self.player
+        self.turn += 1
+        self.log.append(Event("turn", p, (self.turn,)))
+        self.tasks.append(("end", p))
+        if self._can_take(p):
+            self.tasks.append(("main", p))
+        else:
+            self._task_draw(p)
+
+    def _can_take(self, p: int) -> bool:
+        """4.4: a Forma just discarded by the one who played before, once p has a full site."""
+        r = self.rules
+        return bool(
+            self.discard
+            and r.is_forma[self.discard[-1]]
+            and self.discard_by == self.previous != p
+            and self.discard_turn == self.turn - 1
+            and len(self.site[p]) >= r.size[self.project[p]]
+        )
+
+    def _task_end(self, p: int) -> None:
+        self.previous = p
+        self.player = (p + self.direction) % self.num_players
+        self.tasks.append(("turn",))
+
+    def _draw_card(self) -> int:
+        """The top card of the Forme deck; 4.6: the discards shuffled in when it runs out."""
+        if not self.deck and self.discard:
+            self.deck, self.discard = self.discard, []
+            self.chance.shuffle("rimescola", self.deck)
+            self.log.append(Event("reshuffle", -1, (len(self.deck),)))
+            self.discard_by = -1
+        return self.deck.pop() if self.deck else -1
+
+    def _task_draw(self, p: int) -> None:
+        card = self._draw_card()
+        if card < 0:
+            self.log.append(Event("no_card", p))
+        elif self.rules.is_forma[card]:
+            self.site[p].append(card)
+            self.log.append(Event("draw", p, (card,)))
+            self._check_win([p])
+            self._task_excess(p)
+        else:  # a What happens does not count as the turn's card: draw again after it
+            self.resolving.append(card)
+            self.tasks += [("draw", p), ("wh", p, card)]
+
+    def _task_excess(self, p: int) -> None:
+        over = len(self.site[p]) - self.limit(p)
+        if over > 0:
+            self.tasks.append(("discard", p, over, "limite"))
+
+    # -- 6: What happens ------------------------------------------------------------------------
+
+    def _task_wh(self, p: int, card: int) -> None:
+        effect = self.rules.effect[card]
+        self.log.append(Event("whathappens", p, (card, effect)))
+        if effect == "limite":  # 6.10: kept, not counted among the Forme
+            self.resolving.remove(card)
+            self.keep[p] = card
+            self.log.append(Event("keep", p, (card,)))
+            return
+        if effect == "pesca-e-scarta":  # its own discard comes after the cards it asks for
+            self._take_cards(p, card)
+            return
+        self.tasks.append(("whdone", p, card))
+        if effect == "salta-turno":  # 6.9: no more draws, no discard
+            self.tasks = [t for t in self.tasks if t != ("draw", p)]
+            self.log.append(Event("skip", p))
+        elif effect == "una-da-ognuno":
+            targets = tuple(q for q in self.order(p)[1:] if self.site[q])
+            if targets:
+                self.tasks.append(("pick", p, targets, 0))
+            else:
+                self.log.append(Event("nothing", p, (card,)))
+        elif effect == "ruba":
+            if self._options(("steal", p, self.rules.shape[card])):
+                self.tasks.append(("steal", p, self.rules.shape[card]))
+            else:
+                self.log.append(Event("nothing", p, (card,)))
+        elif effect == "sposta-progetti":
+            self._shift(p)
+        elif effect == "cambia-progetto":  # 6.6
+            old = self.project[p]
+            self.projects.insert(0, old)
+            self._set_project(p, self.projects.pop())
+            self.log.append(Event("change", p, (old, self.project[p])))
+            self.tasks.append(("excess", p))
+            self._check_win([p])
+        elif effect == "inverti":  # 6.7
+            self.direction = -self.direction
+            self.log.append(Event("reverse", p, (self.direction,)))
+        elif effect == "restituisci":  # 6.8: all of them when there are not more
+            if self.rules.count[card] >= len(self.site[p]):
+                for c in sorted(self.site[p]):
+                    self._discard(p, c, "restituisci")
+            else:
+                self.tasks.append(("discard", p, self.rules.count[card], "restituisci"))
+
+    def _take_cards(self, p: int, card: int) -> None:
+        """6.2: draw the card's count, discard as many Forme as came; other What happens
+        drawn meanwhile wait until this one is done."""
+        drawn, aside = 0, []
+        for _ in range(self.rules.count[card]):
+            c = self._draw_card()
+            if c < 0:
+                break
+            if self.rules.is_forma[c]:
+                self.site[p].append(c)
+                self.log.append(Event("draw", p, (c,)))
+                drawn += 1
+            else:
+                self.resolving.append(c)
+                aside.append(c)
+        self.tasks += [("wh", p, c) for c in reversed(aside)]
+        self.tasks.append(("whdone", p, card))
+        if drawn:
+            self.tasks.append(("discard", p, drawn, "pesca-e-scarta"))
+        self._check_win([p])
+
+    def _shift(self, p: int) -> None:
+        """6.5: every project passes to the right neighbour (player q - 1)."""
+        n = self.num_players
+        self.project = [self.project[(q + 1) % n] for q in range(n)]
+        self.known = [[row[(q + 1) % n] for q in range(n)] for row in self.known]
+        for q in range(n):
+            self.known[q][q] = self.project[q]
+        self.log.append(Event("shift", p, (tuple(self.project),)))
+        self.tasks += [("excess", q) for q in reversed(self.order(p))]
+        self._check_win(range(n))
+
+    def _task_whdone(self, p: int, card: int) -> None:
+        self.resolving.remove(card)
+        self.discard.append(card)
+        self.discard_by = -1
+        self.log.append(Event("whdone", p, (card,)))
+
+    # -- 5: the win -----------------------------------------------------------------------------
+
+    def _check_win(self, changed: Any) -> None:
+        """5.3: whoever completes the project wins at once; at the same moment, the player
+        of the turn, else the first that follows in the direction of play."""
+        done = [q for q in changed if self.rules.complete(self.project[q], self.site[q])]
+        if done:
+            winner = next(q for q in self.order(self.player) if q in done)
+            self._finish((winner,), "progetto")
+
+    def _finish(self, winners: tuple[int, ...], how: str) -> None:
+        self.result = Outcome(winners, how)
+        card = self.project[winners[0]] if winners else -1
+        self.log.append(Event("end", -1, (winners[0] if winners else -1, how, card)))
+
+    # -- what a player sees; copies -------------------------------------------------------------
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """Every cantiere, kept card and discard (all face up), the own project and the
+        projects `player` knows others hold, how many cards the hidden piles hold."""
+        top = self.tasks[-1] if self.tasks and not self.result else ()
+        pending = list(top[2:3]) if top and top[0] in ("pick", "steal") else []
+        return {
+            "player": player,
+            "turn": self.turn,
+            "current": self.player,
+            "direction": self.direction,
+            "decision": self.decision_kind(),
+            "pending": [list(x) if isinstance(x, tuple) else x for x in pending],
+            "project": self.project[player],
+            "known": list(self.known[player]),
+            "sites": [sorted(s) for s in self.site],
+            "keep": list(self.keep),
+            "discard": list(self.discard),
+            "deck": len(self.deck),
+            "projects": len(self.projects),
+            "resolving": list(self.resolving),
+        }
+
+    def determinize(self, player: int, seed: int) -> BldngState:
+        """Shuffle again what `player` cannot see: the Forme deck, the project deck and the
+        projects of the others that `player` does not know."""
+        rng = random.Random(seed)
+        copy = self.clone()
+        copy.chance.reseed(rng.getrandbits(32))
+        rng.shuffle(copy.deck)
+        unknown = [q for q in range(self.num_players) if self.known[player][q] < 0]
+        pool = copy.projects + [self.project[q] for q in unknown]
+        rng.shuffle(pool)
+        for q in unknown:
+            copy.project[q] = pool.pop()
+            copy.known[q][q] = copy.project[q]
+        copy.projects = pool
+        return copy
+
+    def zones(self) -> dict[str, list[int]]:
+        out = {
+            "mazzo": list(self.deck),
+            "scarti": list(self.discard),
+            "progetti": list(self.projects),
+            "in-corso": list(self.resolving),
+            "fuori": list(self.out),
+        }
+        for p in range(self.num_players):
+            out[f"cantiere-{p + 1}"] = list(self.site[p])
+            out[f"progetto-{p + 1}"] = [self.project[p]]
+            out[f"tenuta-{p + 1}"] = [self.keep[p]] if self.keep[p] >= 0 else []
+        return out
+
+    def clone(self) -> BldngState:
+        copy = BldngState.__new__(BldngState)
+        log = list(self.log)
+        copy.rules = self.rules
+        copy.num_players = self.num_players
+        copy.chance = self.chance.copy(log)
+        copy.log = log
+        copy.deck = list(self.deck)
+        copy.discard = list(self.discard)
+        copy.projects = list(self.projects)
+        copy.project = list(self.project)
+        copy.site = [list(s) for s in self.site]
+        copy.keep = list(self.keep)
+        copy.known = [list(k) for k in self.known]
+        copy.out = list(self.out)
+        copy.resolving = list(self.resolving)
+        copy.tasks = list(self.tasks)
+        copy.legal = self.legal
+        for name in (
+            "direction", "player", "previous", "turn", "discard_by", "discard_turn", "result",
+        ):  # fmt: skip
+            setattr(copy, name, getattr(self, name))
+        return copy
+
+
+STEPS = {
+    "turn": BldngState._task_turn,
+    "end": BldngState._task_end,
+    "draw": BldngState._task_draw,
+    "excess": BldngState._task_excess,
+    "wh": BldngState._task_wh,
+    "whdone": BldngState._task_whdone,
+}

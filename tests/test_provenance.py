@@ -151,10 +151,11 @@ def test_no_game_shares_eight_words_with_its_seed(
 
 def test_a_copy_in_a_worked_example_is_reported(project: Path, seeds: Path, cli) -> None:
     example = project / "games/bless/examples/01-scontro-base.yaml"
+    line = example.read_text(encoding="utf-8").splitlines().index("description: >-") + 2
     copied = _seed_line(seeds, 5, "000_8fcc94d4a5842134.txt")
     edit(example, "description: >-\n", f"description: >-\n  {copied}\n")
     code, hits = _validate(cli, project, "bless")
     assert code == 1
     assert [(h["file"], h["line"]) for h in hits] == [
-        ("games/bless/examples/01-scontro-base.yaml", 5)
+        ("games/bless/examples/01-scontro-base.yaml", line)
     ]

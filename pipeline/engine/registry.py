@@ -26,29 +26,37 @@ class UnknownName(ValueError):
 
 
 @functools.cache
+def _points() -> dict[str, str]:
+    """The registered entry points, slug -> "module:attribute"."""
+    return {point.name: point.value for point in entry_points(group=GROUP)}
+
+
+@functools.cache
+def plugin(slug: str) -> GamePlugin | None:
+    """The game's plugin; None for a game without Python (or whose package is not written
+    yet). Only this game's package is imported."""
+    value = _points().get(slug)
+    if value is None:
+        return None
+    module_name, _, attribute = value.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(f"{exc.name}.")):
+            return None  # registered, but its package is not written yet
+        raise
+    if getattr(module, "__file__", None) is None:
+        return None  # a folder without its __init__ yet
+    found = getattr(module, attribute)
+    if not isinstance(found, GamePlugin) or found.slug != slug:
+        raise TypeError(f"entry point {slug} = {value} is not its GamePlugin")
+    return found
+
+
 def plugins() -> dict[str, GamePlugin]:
     """Every registered game's plugin, by slug, in slug order."""
-    found: dict[str, GamePlugin] = {}
-    for point in entry_points(group=GROUP):
-        module_name, _, attribute = point.value.partition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and (module_name == exc.name or module_name.startswith(f"{exc.name}.")):
-                continue  # registered, but its package is not written yet
-            raise
-        if getattr(module, "__file__", None) is None:
-            continue  # a folder without its __init__ yet
-        plugin = getattr(module, attribute)
-        if not isinstance(plugin, GamePlugin) or plugin.slug != point.name:
-            raise TypeError(f"entry point {point.name} = {point.value} is not its GamePlugin")
-        found[point.name] = plugin
-    return dict(sorted(found.items()))
-
-
-def plugin(slug: str) -> GamePlugin | None:
-    """The game's plugin; None for a game that needs no Python."""
-    return plugins().get(slug)
+    found = {slug: plugin(slug) for slug in sorted(_points())}
+    return {slug: p for slug, p in found.items() if p is not None}
 
 
 def engine_slugs() -> list[str]:

@@ -201,7 +201,8 @@ def play_match(
 ) -> dict[str, Any]:
     """One match of seeded rounds (8.1: first side to win 5 rounds in a row; 8.2: first to
     255 points). The deal passes left every round, so match player m sits at seat m - round;
-    sides are whole teams. Returns the winners (match players), rounds played and totals."""
+    sides are whole teams. Returns the winners (match players), the rounds with their winners
+    and, for a championship, every match player's side total."""
     if mode not in MATCH_MODES:
         raise ValueError(f"match must be one of {', '.join(MATCH_MODES)}, not '{mode}'")
     from pipeline.engine.agents import play
@@ -211,6 +212,7 @@ def play_match(
     totals: dict[int, int] = {}
     tiebreak = False
     side: tuple[int, ...] = ()
+    history: list[list[int]] = []
     for played in range(1, max_rounds + 1):
         state = rules.new_game(rng.randrange(2**32), players, options)
         side = side or state.team  # a match player's side: their team in the first round
@@ -219,6 +221,7 @@ def play_match(
         outcome = state.outcome()
         assert outcome is not None
         won = {side[(s + shift) % players] for s in outcome.winners}
+        history.append(sorted(m for m in range(players) if side[m] in won))
         points: dict[int, int] = {}
         for s in range(players):
             t = side[(s + shift) % players]
@@ -240,6 +243,13 @@ def play_match(
             tiebreak = len(done) > 1
             done = set() if tiebreak else done
         if done:
-            winners = [m for m in range(players) if side[m] in done]
-            return {"winners": winners, "rounds": played, "mode": mode}
-    return {"winners": [], "rounds": max_rounds, "mode": mode}
+            break
+    else:
+        done = set()
+    return {
+        "mode": mode,
+        "winners": [m for m in range(players) if side[m] in done],
+        "rounds": len(history),
+        "history": history,  # per round, the match players who won it
+        "totals": [totals.get(side[m], 0) for m in range(players)],
+    }

@@ -183,11 +183,11 @@ class BlitzState:
         return other
 
     def zones(self) -> dict[str, list[int]]:
-        out = {"mazzo": self.deck[:], "scarti": self.discards[:], "blitz": self.shown[:]}
-        out["fuori"] = self.aside[:]
+        out = {"deck": self.deck[:], "discards": self.discards[:], "blitz": self.shown[:]}
+        out["aside"] = self.aside[:]
         for p in range(self.num_players):
-            out[f"mano-{p + 1}"] = self.hands[p][:]
-            out[f"tavolo-{p + 1}"] = [c for _, cs in self.comp[p] for c in cs] + self.loose[p]
+            out[f"hand-{p + 1}"] = self.hands[p][:]
+            out[f"table-{p + 1}"] = [c for _, cs in self.comp[p] for c in cs] + self.loose[p]
         return out
 
     def observation(self, player: int) -> dict[str, Any]:

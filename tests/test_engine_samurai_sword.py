@@ -213,7 +213,7 @@ def test_preparare_personaggi(rules):
     s = rules.new_game(5, 5)
     chars = [s.cards.code[c] for c in s.char]
     assert len(set(chars)) == 5
-    assert len([c for c in s.aside if s.cards.character[c]]) == 7
+    assert len([c for c in s.aside if s.cards.kind[c] == "personaggio"]) == 7
 
 
 def test_onore_iniziale(rules):

@@ -13,8 +13,8 @@ from typing import Any
 
 from pipeline.engine.core import Action
 
-from .state import ROLES_BY_PLAYERS
-from .turn import ABILITY, END, FROM_DECK, FROM_DISCARD, HONOUR, TAKE
+from .state import ABILITY, END, FROM_DECK, FROM_DISCARD, HONOUR, TAKE
+from .table import ROLES_BY_PLAYERS
 
 SIDE = {"shogun": "Shogun", "samurai": "Shogun", "ninja": "Ninja", "ronin": "Ronin"}
 

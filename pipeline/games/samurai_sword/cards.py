@@ -17,6 +17,7 @@ BASE = "base"
 ARMA, PROPRIETA, AZIONE = "arma", "proprieta", "azione"
 PLAYING_KINDS = (ARMA, PROPRIETA, AZIONE)
 TEAMS = ("Shogun", "Ninja", "Ronin")  # the role cards' `squadra`, in tie-break order below
+NO_ABILITY = PersonaggioData.model_validate({})
 # How a card is played in the play phase (see Turn._main_actions), one code per card.
 WEAPON, ON_SELF, ON_ANYONE, ANSWER_ONLY, DISCARD_ONE, TAKE_ONE, FOR_ANOTHER, PLAIN = range(8)
 # Rule 9.7 with the ruling parita-gioco-base: Ninja beat the Shogun's side, the Ronin loses.
@@ -38,7 +39,7 @@ class Cards:
         self.damage = [int(c.attributes.get("ferite", 0) or 0) for c in self.records]
         self.prop: list[ProprietaData | None] = [None] * size
         self.action: list[AzioneData | None] = [None] * size
-        self.character: list[PersonaggioData | None] = [None] * size
+        self.character = [NO_ABILITY] * size  # a card that is no character has no ability
         self.role: list[RuoloData | None] = [None] * size
         self.team = [""] * size
         self.stars = [int(c.attributes.get("stelle", 0) or 0) for c in self.records]
@@ -86,6 +87,19 @@ class Cards:
         if action.effetto == "prendi":
             return TAKE_ONE
         return FOR_ANOTHER if action.pesca_scelto else PLAIN
+
+    def effect(self, c: int) -> AzioneData:
+        """The effect of an action card (ValueError for any other card)."""
+        effect = self.action[c]
+        if effect is None:
+            raise ValueError(f"'{self.code[c]}' is not an action")
+        return effect
+
+    def role_data(self, c: int) -> RuoloData:
+        role = self.role[c]
+        if role is None:
+            raise ValueError(f"'{self.code[c]}' is not a role")
+        return role
 
     def codes(self, cards: Sequence[int]) -> list[str]:
         return [self.code[c] for c in cards]

@@ -15,7 +15,8 @@ from . import figures as _figures
 from . import scenario
 from .cards import PLAYING_KINDS, Cards
 from .narrate import narrate_events
-from .state import SLUG, SamuraiState
+from .state import SamuraiState
+from .table import SLUG
 
 INFO = GameInfo(
     slug=SLUG,

@@ -27,8 +27,8 @@ from typing import Any
 from pipeline.engine.core import Action, Chance, Event
 
 from .cards import Cards
-from .state import EVENT_FIELDS, SamuraiState
-from .turn import ABILITY, END, HONOUR, TAKE
+from .state import ABILITY, END, HONOUR, TAKE, SamuraiState
+from .table import EVENT_FIELDS
 
 POSITION_KEYS = {
     "turno",

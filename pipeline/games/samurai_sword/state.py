@@ -1,123 +1,46 @@
-"""One game of Samurai Sword in progress: the table, what each player may see, and the end.
+"""A game of Samurai Sword: the deal, the turn and every card effect (legal actions and how
+they resolve), over the table of ``table.py``.
 
-The state is ints and small lists (cards are indices into the rules' cards); ``clone``
-copies them explicitly. The turn structure and the card effects are in ``turn.py``.
-Players are 0..n-1 in seat order (clockwise); "left" is the next seat in turn order.
+Actions are small tuples: ``("gioca", card, target, extra)`` plays a card from the hand
+(target -1 when there is none; extra is the property a Geisha discards, else -1),
+``("abilita",)`` is Nobunaga's ability, ``("fine",)`` ends the turn, ``("scarta", card)``
+discards (hand limit, Grido di battaglia, Jujitsu, Bushido), ``("para", card)`` parries a
+weapon (a Parata, or a weapon for Hanzo), ``("subisci",)`` takes the wounds or the loss,
+``("onore",)`` gives up the honour point of the Bushido test, ``("pesca", source)`` picks
+Ieyasu's first draw ("scarti" or "mazzo"). Every effect is read from the card tables.
 """
 
 from __future__ import annotations
 
-import random
-from typing import TYPE_CHECKING, Any
+from pipeline.engine.core import Action, Event, IllegalAction
 
-from pipeline.engine.core import TERMINAL, Action, Chance, Event, Outcome
+from .cards import (
+    DISCARD_ONE,
+    FOR_ANOTHER,
+    ON_ANYONE,
+    ON_SELF,
+    PLAIN,
+    TAKE_ONE,
+    WEAPON,
+)
+from .table import EVENT_FIELDS, HAND_BY_SEAT, ROLES_BY_PLAYERS, SLUG, Table
 
-from .cards import TEAMS, TIE_RANK, Cards
-from .turn import Turn
-
-if TYPE_CHECKING:
-    from .data import PersonaggioData
-
-SLUG = "samurai-sword"
-HAND_BY_SEAT = (4, 5, 5, 6, 6, 7, 7)  # rule 4.4, clockwise from the Shogun
-ROLES_BY_PLAYERS = {  # rule 3.2
-    3: {"shogun": 1, "ninja": 2},
-    4: {"shogun": 1, "samurai": 1, "ninja": 2},
-    5: {"shogun": 1, "samurai": 1, "ninja": 2, "ronin": 1},
-    6: {"shogun": 1, "samurai": 1, "ninja": 3, "ronin": 1},
-    7: {"shogun": 1, "samurai": 2, "ninja": 3, "ronin": 1},
-}
-
-EVENT_FIELDS: dict[str, list[str]] = {
-    "chance": ["what", "outcome"],
-    "action": ["action"],
-    "setup": ["role", "character", "resistance", "honour", "hand"],
-    "shogun": [],
-    "turn": ["turn"],
-    "recover": ["resistance"],
-    "bushido_test": ["card", "weapon"],
-    "bushido_pass": ["to"],
-    "bushido_lost": [],
-    "draw": ["count", "source"],
-    "deck_out": ["reshuffled"],
-    "honour": ["delta", "cause", "to", "left"],
-    "attack": ["target", "card", "difficulty"],
-    "parry": ["card", "attacker"],
-    "wound": ["amount", "left", "by", "card"],
-    "harmless": [],
-    "place": ["card", "to"],
-    "play": ["card", "target"],
-    "discard": ["card", "why"],
-    "take": ["card", "from"],
-    "heal": ["resistance"],
-    "ability": ["what"],
-    "end_turn": [],
-    "end": ["how", "team"],
-    "score": ["team", "points"],
-}
+END: Action = ("fine",)
+TAKE: Action = ("subisci",)
+HONOUR: Action = ("onore",)
+ABILITY: Action = ("abilita",)
+FROM_DISCARD: Action = ("pesca", "scarti")
+FROM_DECK: Action = ("pesca", "mazzo")
+HAND_LIMIT = 7  # rule 5.6
 
 
-class SamuraiState(Turn):
-    """A game of Samurai Sword: the base game for 3 to 7 players."""
+class SamuraiState(Table):
+    """A game of Samurai Sword: the base game for 3 to 7 players (rules 4-9)."""
 
     slug = SLUG
     EVENT_FIELDS = EVENT_FIELDS
 
-    __slots__ = (
-        "_legal",
-        "active",
-        "aggression",
-        "aside",
-        "cards",
-        "chance",
-        "char",
-        "ctx",
-        "deck",
-        "discard",
-        "front",
-        "hands",
-        "honour",
-        "how",
-        "log",
-        "maxres",
-        "num_players",
-        "over",
-        "phase",
-        "queue",
-        "res",
-        "role",
-        "turns",
-        "weapons_used",
-        "who",
-    )
-
-    def __init__(self, cards: Cards, players: int, chance: Chance):
-        self.cards = cards
-        self.num_players = players
-        self.log: list[Event] = []
-        self.chance = chance
-        chance.log = self.log
-        self.role: list[int] = []
-        self.char: list[int] = []
-        self.aside: list[int] = []  # roles and characters left out of the game
-        self.res = [0] * players
-        self.maxres = [0] * players
-        self.honour = [0] * players
-        self.hands: list[list[int]] = [[] for _ in range(players)]
-        self.front: list[list[int]] = [[] for _ in range(players)]
-        self.deck: list[int] = []  # the top card is the last
-        self.discard: list[int] = []  # the top card is the last
-        self.aggression = [0] * (players * players)  # weapon attacks a -> b, public
-        self.active = 0
-        self.who = 0
-        self.turns = 0
-        self.weapons_used = 0
-        self.phase = "main"
-        self.ctx: tuple[int, ...] = ()
-        self.queue: list[int] = []
-        self.over: Outcome | None = None
-        self.how = ""
-        self._legal: list[Action] | None = None
+    __slots__ = ()
 
     # -- the deal (rules 4.1-4.4) --------------------------------------------------------
 
@@ -165,228 +88,362 @@ class SamuraiState(Turn):
         self.log.append(Event("shogun", shogun))
         self.begin_turn(shogun)
 
-    def starting_honour(self, p: int) -> int:
-        """Rule 4.3 and, with three players, rule 10.1."""
-        n, shogun = self.num_players, self.kind(p) == "shogun"
-        if n == 3:
-            return 6 if shogun else 3
-        if shogun:
-            return 5
-        return 3 if n in (4, 5) else 4
+    # -- legal actions ---------------------------------------------------------------------
 
-    # -- what anyone can ask ---------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        """The legal actions, computed once per decision (callers must not change the list)."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
 
-    def kind(self, p: int) -> str:
-        return self.cards.role[self.role[p]].ruolo  # type: ignore[union-attr]
+    def _compute_legal(self) -> list[Action]:
+        if self.over:
+            return []
+        phase, p, cards = self.phase, self.who, self.cards
+        hand = self.hands[p]
+        if phase == "main":
+            return self._main_actions(p)
+        if phase == "scarto":
+            return [("scarta", c) for c in sorted(set(hand))]
+        if phase == "parata":
+            out: list[Action] = [("para", c) for c in sorted(set(hand)) if cards.is_parry[c]]
+            if self.ability(p).parata_con_arma and len(hand) > 1:
+                out += [("para", c) for c in sorted(set(hand)) if cards.is_weapon[c]]
+            return [*out, TAKE]
+        if phase == "risposta":
+            fits = self._required(self.ctx[1])
+            return [*(("scarta", c) for c in sorted(set(hand)) if fits[c]), TAKE]
+        if phase == "bushido":
+            return [*(("scarta", c) for c in sorted(set(hand)) if cards.is_weapon[c]), HONOUR]
+        return [FROM_DISCARD, FROM_DECK]  # "pesca": Ieyasu's choice
 
-    def team(self, p: int) -> str:
-        return self.cards.team[self.role[p]]
-
-    def ability(self, p: int) -> PersonaggioData:
-        return self.cards.character[self.char[p]]  # type: ignore[return-value]
-
-    def shogun(self) -> int:
-        return next(p for p in range(self.num_players) if self.kind(p) == "shogun")
-
-    def harmless(self, p: int) -> bool:
-        """Rule 8.2: no resistance left, or no card in hand."""
-        return self.res[p] == 0 or not self.hands[p]
-
-    def distance(self, a: int, b: int) -> int:
-        """Rule 6.2: seats the shorter way round, harmless players not counted."""
-        n, steps, i = self.num_players, 0, a
-        while i != b:
-            i = (i + 1) % n
-            if i == b or not self.harmless(i):
-                steps += 1
-        seats = 2 + sum(1 for q in range(n) if q not in (a, b) and not self.harmless(q))
-        return min(steps, seats - steps)
-
-    def difficulty(self, attacker: int, target: int) -> int:
-        """Rule 6.3: the distance, +1 for each Armatura in front of the target, + Benkei's."""
-        defence = self.cards.defence
-        return (
-            self.distance(attacker, target)
-            + sum(defence[c] for c in self.front[target])
-            + self.ability(target).difesa
-        )
-
-    def targets(self, a: int) -> list[tuple[int, int]]:
-        """Every player `a` may attack (not harmless), with the difficulty of the attack: the
-        same as ``difficulty`` in one pass round the table (it is asked at every decision)."""
-        n, res, hands = self.num_players, self.res, self.hands
-        ring = [q for q in ((a + k) % n for k in range(1, n)) if res[q] and hands[q]]
-        seats, defence, chars = len(ring) + 1, self.cards.defence, self.cards.character
-        return [
-            (q, min(i + 1, seats - i - 1) + sum(defence[c] for c in self.front[q])
-             + chars[self.char[q]].difesa)  # type: ignore[union-attr]
-            for i, q in enumerate(ring)
-        ]  # fmt: skip
-
-    def weapon_limit(self, p: int) -> int:
-        """Rule 5.5: one weapon a turn, +1 per Concentrazione, Goemon, the 3-player Shogun."""
-        extra = self.cards.extra_weapons
-        limit = 1 + sum(extra[c] for c in self.front[p]) + self.ability(p).armi_extra
-        return limit + (1 if self.num_players == 3 and self.kind(p) == "shogun" else 0)
-
-    def current_player(self) -> int:
-        return TERMINAL if self.over else self.who
-
-    def decision_kind(self) -> str:
-        return self.phase
-
-    def is_terminal(self) -> bool:
-        return self.over is not None
-
-    def outcome(self) -> Outcome | None:
-        return self.over
-
-    def returns(self) -> list[float]:
-        return self.over.returns(self.num_players) if self.over else [0.0] * self.num_players
-
-    def turn_number(self) -> int:
-        return self.turns
-
-    # -- the end (rules 9.3-9.7) -----------------------------------------------------------
-
-    def team_scores(self) -> dict[str, int]:
-        """Rule 9.4: honour times the role's multiplier (9.5, 9.6), plus Daimyo in hand."""
-        n, cards = self.num_players, self.cards
-        ninjas = [p for p in range(n) if self.kind(p) == "ninja"]
-        double = max(ninjas, key=lambda p: cards.stars[self.role[p]]) if n == 4 else -1
-        scores = {self.team(p): 0 for p in range(n)}
-        for p in range(n):
-            factor = cards.role[self.role[p]].moltiplicatore[n]  # type: ignore[union-attr]
-            points = self.honour[p] * factor * (2 if p == double else 1)
-            if self.kind(p) != "ronin":
-                points += sum(cards.end_points[c] for c in self.hands[p])
-            scores[self.team(p)] += points
-        return scores
-
-    def finish(self, how: str, winner_team: str = "") -> None:
-        """End the game now (rule 9.3): by points, or for the last player standing."""
-        scores = self.team_scores()
-        if not winner_team:  # by points: the scores are told (not for the last one standing)
-            winner_team = max(scores, key=lambda t: (scores[t], TIE_RANK[t]))
-            for team in TEAMS:
-                if team in scores:
-                    self.log.append(Event("score", -1, (team, scores[team])))
-        n = self.num_players
-        self.log.append(Event("end", -1, (how, winner_team)))
-        self.how = how
-        self.over = Outcome(
-            winners=tuple(p for p in range(n) if self.team(p) == winner_team),
-            how=how,
-            scores=tuple(float(scores[self.team(p)]) for p in range(n)),
-            teams=tuple(TEAMS.index(self.team(p)) for p in range(n)),
-        )
-        self._legal = []
-
-    # -- what a player may see, and a world consistent with it ---------------------------
-
-    def observation(self, player: int) -> dict[str, Any]:
-        cards, n = self.cards, self.num_players
-        shogun = self.shogun()
-        known = range(n) if self.over else sorted({player, shogun})
-        return {
-            "player": player,
-            "roles": {str(p): cards.code[self.role[p]] for p in known},
-            "teams": {str(p): self.team(p) for p in known},
-            "kinds": {str(p): self.kind(p) for p in known},
-            "shogun": shogun,
-            "hand": sorted(cards.codes(self.hands[player])),
-            "players": [
-                {
-                    "character": cards.code[self.char[p]],
-                    "resistance": self.res[p],
-                    "max_resistance": self.maxres[p],
-                    "honour": self.honour[p],
-                    "cards": len(self.hands[p]),
-                    "front": cards.codes(self.front[p]),
-                    "harmless": self.harmless(p),
-                }
-                for p in range(n)
-            ],
-            "deck": len(self.deck),
-            "discard": cards.codes(self.discard),
-            "turn": self.turns,
-            "active": self.active,
-            "deciding": self.current_player(),
-            "decision": self.phase,
-            "context": list(self.ctx),
-            "weapons_used": self.weapons_used,
-            "attacks": [self.aggression[a * n : a * n + n] for a in range(n)],
-        }
-
-    def determinize(self, player: int, seed: int) -> SamuraiState:
-        """Others' hands and secret roles dealt again from what `player` cannot see."""
-        other = self.clone()
-        if other.over:
-            return other
-        rng = random.Random(seed)
-        n = self.num_players
-        hidden = [p for p in range(n) if p != player and self.kind(p) != "shogun"]
-        roles = [other.role[p] for p in hidden]
-        rng.shuffle(roles)
-        for p, r in zip(hidden, roles, strict=True):
-            other.role[p] = r
-        # Which Ninja cards (their stars) are in play is hidden too, when one is left out.
-        ninja = [p for p in hidden if other.kind(p) == "ninja"]
-        role_of = other.cards.role
-        out = [c for c in other.aside if role_of[c] and role_of[c].ruolo == "ninja"]  # type: ignore[union-attr]
-        unseen = [other.role[p] for p in ninja] + out
-        rng.shuffle(unseen)
-        for p, r in zip(ninja, unseen, strict=False):
-            other.role[p] = r
-        other.aside = [c for c in other.aside if c not in out] + unseen[len(ninja) :]
-        others = [p for p in range(n) if p != player]
-        pool = list(other.deck)
-        for p in others:
-            pool += other.hands[p]
-        rng.shuffle(pool)
-        for p in others:
-            size = len(other.hands[p])
-            other.hands[p] = pool[:size]
-            del pool[:size]
-        other.deck = pool
-        other.chance.reseed(rng.getrandbits(32))
-        other._legal = None
-        return other
-
-    def zones(self) -> dict[str, list[int]]:
-        out = {"deck": list(self.deck), "discard": list(self.discard), "out": list(self.aside)}
-        for p in range(self.num_players):
-            out[f"hand-{p + 1}"] = list(self.hands[p])
-            out[f"front-{p + 1}"] = list(self.front[p])
-            out[f"role-{p + 1}"] = [self.role[p]]
-            out[f"character-{p + 1}"] = [self.char[p]]
+    def _main_actions(self, p: int) -> list[Action]:
+        """Every card of the hand that can be played now, with each target it can take."""
+        cards, n, hands = self.cards, self.num_players, self.hands
+        codes = cards.play
+        others = [(p + k) % n for k in range(1, n)]
+        out: list[Action] = []
+        targets: list[tuple[int, int]] | None = None
+        for c in sorted(set(hands[p])):
+            code = codes[c]
+            if code == WEAPON:
+                if targets is None:
+                    targets = []
+                    if self.weapons_used < self.weapon_limit(p):
+                        targets = self.targets(p)
+                        if self.ability(p).portata_illimitata:
+                            targets = [(t, 0) for t, _ in targets]
+                reach = cards.difficulty[c]
+                out += [("gioca", c, t, -1) for t, need in targets if need <= reach]
+            elif code == PLAIN:
+                out.append(("gioca", c, -1, -1))
+            elif code == ON_SELF:
+                out.append(("gioca", c, p, -1))
+            elif code == FOR_ANOTHER:
+                out += [("gioca", c, t, -1) for t in others]
+            elif code == TAKE_ONE:
+                out += [("gioca", c, t, -1) for t in others if hands[t]]
+            elif code == DISCARD_ONE:
+                out += [("gioca", c, t, x) for t in range(n) for x in sorted(set(self.front[t]))]
+                out += [("gioca", c, t, -1) for t in others if hands[t]]
+            elif code == ON_ANYONE and not any(cards.honour_test[x] for f in self.front for x in f):
+                out += [("gioca", c, t, -1) for t in range(n)]  # one Bushido in play (7.5)
+        if self.ability(p).resistenza_per_carta and self.res[p] > 1:
+            out.append(ABILITY)
+        out.append(END)
         return out
 
-    def clone(self) -> SamuraiState:
-        other = SamuraiState.__new__(SamuraiState)
-        other.cards = self.cards
-        other.num_players = self.num_players
-        other.log = list(self.log)
-        other.chance = self.chance.copy(other.log)
-        other.role = list(self.role)
-        other.char = list(self.char)
-        other.aside = list(self.aside)
-        other.res = list(self.res)
-        other.maxres = list(self.maxres)
-        other.honour = list(self.honour)
-        other.hands = [list(h) for h in self.hands]
-        other.front = [list(f) for f in self.front]
-        other.deck = list(self.deck)
-        other.discard = list(self.discard)
-        other.aggression = list(self.aggression)
-        other.active = self.active
-        other.who = self.who
-        other.turns = self.turns
-        other.weapons_used = self.weapons_used
-        other.phase = self.phase
-        other.ctx = self.ctx
-        other.queue = list(self.queue)
-        other.over = self.over
-        other.how = self.how
-        other._legal = None
-        return other
+    def _required(self, card: int) -> list[bool]:
+        needs = self.cards.effect(card).richiede
+        return self.cards.is_parry if needs == "parata" else self.cards.is_weapon
+
+    # -- applying an action ----------------------------------------------------------------
+
+    def apply(self, action: Action) -> None:
+        if action not in self.legal_actions():
+            raise IllegalAction(f"{action} is not legal now ({self.phase})")
+        p = self.who
+        self._legal = None
+        self.log.append(Event("action", p, tuple(action)))
+        phase = self.phase
+        if phase == "main":
+            self._main(p, action)
+        elif phase == "scarto":
+            self._lose_card(p, action[1], "limite")
+            if len(self.hands[p]) <= HAND_LIMIT:
+                self._next_turn()
+        elif phase == "parata":
+            self._answer_attack(p, action)
+        elif phase == "risposta":
+            self._answer_call(p, action)
+        elif phase == "bushido":
+            self._answer_bushido(p, action)
+        else:
+            self._draw_phase_rest(p, action == FROM_DISCARD)
+
+    def _main(self, p: int, action: Action) -> None:
+        if action == END:
+            self.log.append(Event("end_turn", p))
+            if len(self.hands[p]) > HAND_LIMIT:
+                self.phase = "scarto"
+            else:
+                self._next_turn()
+            return
+        if action == ABILITY:  # Nobunaga: 1 resistence, never the last, for a card
+            self.res[p] -= 1
+            self.log.append(Event("ability", p, ("resistenza",)))
+            self._draw(p, 1)
+            return
+        _, c, target, extra = action
+        self.hands[p].remove(c)
+        kind = self.cards.kind[c]
+        if kind == "arma":
+            self._attack(p, target, c)
+        elif kind == "proprieta":
+            self.front[target].append(c)
+            self.log.append(Event("place", p, (c, target)))
+        else:
+            self.discard.append(c)
+            self.log.append(Event("play", p, (c, target)))
+            self._act(p, c, target, extra)
+
+    # -- weapons (rules 6.4-6.7) -----------------------------------------------------------
+
+    def _attack(self, p: int, target: int, c: int) -> None:
+        self.weapons_used += 1
+        self.aggression[p * self.num_players + target] += 1
+        need = self.difficulty(p, target)
+        self.log.append(Event("attack", p, (target, c, need)))
+        self.discard.append(c)  # rule 6.4: parried or not, the weapon goes to the discards
+        self.who, self.phase, self.ctx = target, "parata", (p, c)
+        if self.legal_actions() == [TAKE]:  # nothing to parry with: no decision to take
+            self._legal = None
+            self._answer_attack(target, TAKE)
+
+    def _answer_attack(self, target: int, action: Action) -> None:
+        attacker, weapon = self.ctx
+        self.who, self.phase, self.ctx = attacker, "main", ()
+        if action != TAKE:
+            self._lose_card(target, action[1], "parata")
+            self.log.append(Event("parry", target, (action[1], attacker)))
+            return
+        cards = self.cards
+        amount = (
+            cards.damage[weapon]
+            + sum(cards.extra_wounds[x] for x in self.front[attacker])
+            + self.ability(attacker).ferite_inflitte
+        )
+        amount = max(1, amount + self.ability(target).ferite_subite)
+        lost = self._wound(target, amount, attacker, weapon)
+        if self.over or not lost:
+            return
+        # Ruling abilita-pesca: the wounded player's draw first, then the attacker's.
+        self._draw(target, lost * self.ability(target).pesca_per_ferita)
+        if not self.over:
+            self._draw(attacker, self.ability(attacker).pesca_se_ferisce)
+
+    def _wound(self, p: int, amount: int, by: int, card: int) -> int:
+        """Take resistance away (never below 0); the last point costs an honour (6.7)."""
+        before = self.res[p]
+        lost = min(before, amount)
+        self.res[p] = before - lost
+        self.log.append(Event("wound", p, (lost, self.res[p], by, card)))
+        if before and not self.res[p]:
+            self.log.append(Event("harmless", p))
+            if by >= 0 and by != p:
+                self.honour[p] -= 1
+                self.honour[by] += 1
+                self.log.append(Event("honour", p, (-1, "ferita", by, self.honour[p])))
+                if self.honour[p] <= 0:
+                    self.finish("ferita")
+                    return lost
+            standing = [q for q in range(self.num_players) if self.res[q]]
+            if len(standing) == 1:  # ruling ultimo-in-piedi
+                self.finish("ultimo-in-piedi", self.team(standing[0]))
+        return lost
+
+    # -- actions (rules 7.6-7.13) ----------------------------------------------------------
+
+    def _act(self, p: int, c: int, target: int, extra: int) -> None:
+        effect = self.cards.effect(c)
+        what = effect.effetto
+        if what == "scarta":
+            if extra >= 0:
+                self.front[target].remove(extra)
+                self.discard.append(extra)
+                self.log.append(Event("discard", target, (extra, "scartata")))
+            else:
+                self._lose_card(target, self._random_card(target), "scartata")
+        elif what == "prendi":
+            taken = self._random_card(target)
+            self.hands[target].remove(taken)
+            self.hands[p].append(taken)
+            self.log.append(Event("take", p, (taken, target)))
+        elif what == "cura":
+            self.res[p] = self.maxres[p]
+            self.log.append(Event("heal", p, (self.res[p],)))
+            self._draw(target, effect.pesca_scelto)
+        elif what == "pesca":
+            self._draw(p, effect.pesca)
+            for q in self._others_in_order(p):
+                if self.over:
+                    return
+                self._draw(q, effect.pescano_altri)
+        else:  # "richiesta": Grido di battaglia, Jujitsu (rules 7.10, 7.11)
+            self.queue = self._others_in_order(p)
+            self.ctx = (p, c)
+            self._next_call()
+
+    def _others_in_order(self, p: int) -> list[int]:
+        """Ruling azioni-collettive: one at a time, from the player on the left."""
+        n = self.num_players
+        return [(p + k) % n for k in range(1, n)]
+
+    def _next_call(self) -> None:
+        caster, card = self.ctx
+        fits = self._required(card)
+        wounds = self.cards.effect(card).ferite
+        while self.queue and not self.over:
+            q = self.queue[0]
+            if self.harmless(q) or self.ability(q).solo_armi:
+                self.queue.pop(0)
+                continue
+            if any(fits[x] for x in self.hands[q]):
+                self.who, self.phase = q, "risposta"
+                return
+            self.queue.pop(0)
+            self._wound(q, wounds, caster, card)
+        self.who, self.phase, self.ctx = self.active, "main", ()
+
+    def _answer_call(self, q: int, action: Action) -> None:
+        caster, card = self.ctx
+        self.queue.pop(0)
+        if action == TAKE:
+            self._wound(q, self.cards.effect(card).ferite, caster, card)
+        else:
+            self._lose_card(q, action[1], "richiesta")
+        if not self.over:
+            self._next_call()
+
+    # -- cards moving ----------------------------------------------------------------------
+
+    def _lose_card(self, p: int, c: int, why: str) -> None:
+        self.hands[p].remove(c)
+        self.discard.append(c)
+        self.log.append(Event("discard", p, (c, why)))
+
+    def _random_card(self, p: int) -> int:
+        hand = self.hands[p]
+        return hand[self.chance.integer("carta a caso", 0, len(hand) - 1)]
+
+    def _take(self) -> int:
+        """The top card of the deck, the deck running out first if it is empty (rule 9.2)."""
+        if not self.deck:
+            self.deck, self.discard = self.discard, []
+            self.log.append(Event("deck_out", -1, (len(self.deck),)))
+            if self.deck:
+                self.chance.shuffle("mazzo", self.deck)
+            for q in range(self.num_players):
+                self.honour[q] -= 1
+                self.log.append(Event("honour", q, (-1, "mazzo", -1, self.honour[q])))
+            if min(self.honour) <= 0:
+                self.finish("mazzo")
+                return -1
+            if not self.deck:  # ruling mazzo-esaurito: nothing to take
+                return -1
+        return self.deck.pop()
+
+    def _draw(self, p: int, count: int, source: str = "mazzo") -> None:
+        drawn = 0
+        for _ in range(count):
+            c = self._take()
+            if c < 0:
+                break
+            self.hands[p].append(c)
+            drawn += 1
+        if drawn:
+            self.log.append(Event("draw", p, (drawn, source)))
+
+    # -- the turn (rules 5.1-5.6, 7.5) -----------------------------------------------------
+
+    def _next_turn(self) -> None:
+        self.begin_turn((self.active + 1) % self.num_players)
+
+    def begin_turn(self, p: int) -> None:
+        self.active = self.who = p
+        self.turns += 1
+        self.weapons_used = 0
+        self.phase, self.ctx = "main", ()
+        self.log.append(Event("turn", p, (self.turns,)))
+        if not self.res[p]:
+            self.res[p] = self.maxres[p]
+            self.log.append(Event("recover", p, (self.res[p],)))
+        test = self.cards.honour_test
+        if any(test[c] for c in self.front[p]):
+            flipped = self._take()
+            if self.over:
+                return
+            weapon = flipped >= 0 and self.cards.is_weapon[flipped]
+            if flipped >= 0:
+                self.discard.append(flipped)
+            self.log.append(Event("bushido_test", p, (flipped, weapon)))
+            if weapon:
+                if any(self.cards.is_weapon[c] for c in self.hands[p]):
+                    self.phase = "bushido"
+                    return
+                self._bushido_lost(p)
+                if self.over:
+                    return
+            else:
+                self._bushido_pass(p)
+        self._draw_phase(p)
+
+    def _bushido_card(self, p: int) -> int:
+        return next(c for c in self.front[p] if self.cards.honour_test[c])
+
+    def _bushido_pass(self, p: int) -> None:
+        c = self._bushido_card(p)
+        left = (p + 1) % self.num_players
+        self.front[p].remove(c)
+        self.front[left].append(c)
+        self.log.append(Event("bushido_pass", p, (left,)))
+
+    def _bushido_lost(self, p: int) -> None:
+        c = self._bushido_card(p)
+        self.front[p].remove(c)
+        self.discard.append(c)
+        self.honour[p] -= 1
+        self.log.append(Event("bushido_lost", p))
+        self.log.append(Event("honour", p, (-1, "bushido", -1, self.honour[p])))
+        if self.honour[p] <= 0:
+            self.finish("bushido")
+
+    def _answer_bushido(self, p: int, action: Action) -> None:
+        if action == HONOUR:
+            self._bushido_lost(p)
+            if self.over:
+                return
+        else:
+            self._lose_card(p, action[1], "bushido")
+            self._bushido_pass(p)
+        self.phase = "main"
+        self._draw_phase(p)
+
+    def _draw_phase(self, p: int) -> None:
+        if self.ability(p).pesca_dagli_scarti and self.discard:
+            self.phase = "pesca"
+            return
+        self._draw_phase_rest(p, False)
+
+    def _draw_phase_rest(self, p: int, from_discard: bool) -> None:
+        """Rule 5.3: two cards, +1 for Hideyoshi, +1 for the 3-player Shogun (rule 10.2)."""
+        count = 2 + self.ability(p).pesca_extra
+        if self.num_players == 3 and self.kind(p) == "shogun":
+            count += 1
+        if from_discard:
+            c = self.discard.pop()
+            self.hands[p].append(c)
+            self.log.append(Event("draw", p, (1, "scarti")))
+            count -= 1
+        self._draw(p, count)
+        self.phase = "main"

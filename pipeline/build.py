@@ -49,6 +49,16 @@ def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
     steps = [
         Step(a.step, slug, a.kind, a.options, (a.path,)) for slug in slugs for a in artifacts(slug)
     ]
+    from .site import OFFLINE_ZIP
+    from .site_balance import engine_slugs
+
+    steps += [
+        Step(f"balance {slug}", slug, "balance", (), (f"build/balance/{slug}/figures.json",))
+        for slug in slugs
+        if slug in engine_slugs()
+    ]
+    offline = ("build/site-offline/index.html", f"build/downloads/{OFFLINE_ZIP}")
+    steps.append(Step("site offline", None, "site", (("variant", "offline"),), offline))
     steps.append(Step("site", None, "site", (), ("build/site/index.html",)))
     return steps
 
@@ -81,6 +91,14 @@ def run_step(root: str, db_url: str, step: Step) -> float:
         atomic_write(outputs[0], _zip(result.folder))
     elif step.kind == "rulebook":
         build_rulebook(project, step.game or "", options["paper"], outputs[0])  # type: ignore[arg-type]
+    elif step.kind == "balance":
+        from .site_balance import ensure_balance
+
+        ensure_balance(project, step.game or "")
+    elif step.kind == "site" and options.get("variant") == "offline":
+        from .site import offline_zip, offline_zip_path
+
+        offline_zip(project, build_site(project, offline=True), offline_zip_path(project))
     elif step.kind == "site":
         build_site(project)
     return time.perf_counter() - started
@@ -119,6 +137,10 @@ def stamps(project: Project, steps: Sequence[Step]) -> dict[str, str]:
     result = {}
     for step in steps:
         parts = [content, code, templates, step.name, json.dumps(step.options)]
+        if step.kind == "balance":  # only the game's cards and engine: simulating is slow
+            from .site_balance import stamp
+
+            parts = [step.name, stamp(project, step.game or "")]
         if step.kind == "site":  # the site also shows every other step's outputs
             parts += [site, json.dumps([s.name for s in steps])]
         result[step.name] = hashlib.sha256("|".join(parts).encode()).hexdigest()
@@ -127,7 +149,7 @@ def stamps(project: Project, steps: Sequence[Step]) -> dict[str, str]:
 
 def _generated(project: Project, path: Path) -> bool:
     rel = path.relative_to(project.root / "site").parts
-    return bool(rel) and rel[0] in ("index.md", "giochi")
+    return bool(rel) and rel[0] in ("index.md", "giochi", "scarica")
 
 
 def build(

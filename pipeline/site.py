@@ -323,11 +323,13 @@ def _images(project: Project, game: GameInfo, folder: Path) -> tuple[dict[str, s
 
 
 def _downloads(project: Project, game: GameInfo, folder: Path) -> list[Download]:
-    """The files `cartiera build` made for this game, copied next to the page."""
+    """Every file `cartiera build` makes for this game, copied next to the page; one it has
+    not made yet is listed without a size (the page says how to make it)."""
     items = []
     for artifact in artifacts(game.slug):
         path, label = artifact.file(project), artifact.label
         if not path.exists():
+            items.append(Download(path.name, label, ""))
             continue
         folder.mkdir(parents=True, exist_ok=True)
         shutil.copy2(path, folder / path.name)
@@ -377,7 +379,13 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
         for p in sorted(docs.glob("*.md"))
         if p.name != "index.md"
     ]
-    hooks = [str((project.root / h).resolve()) for h in config.get("hooks", [])]
+    # Our hooks come from the installed package, so a project without pipeline/ beside its
+    # mkdocs.yml builds the same site; other hooks are relative to the project.
+    ours = str(Path(__file__).with_name("site_hooks.py"))
+    hooks = [
+        ours if Path(h).name == "site_hooks.py" else str((project.root / h).resolve())
+        for h in config.get("hooks", [])
+    ]
     scripts = list(config.get("extra_javascript", []))
     if (docs / QUERY_SCRIPT).exists():  # the card query language (issue 16), when it lands
         scripts.append(QUERY_SCRIPT)
@@ -386,7 +394,7 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
         site_dir=str(project.build_dir / ("site-offline" if offline else "site")),
         site_url=site_url(project),
         nav=nav,
-        hooks=hooks or [str(Path(__file__).with_name("site_hooks.py"))],
+        hooks=hooks or [ours],
         extra_javascript=scripts,
     )
     for plugin in config.get("plugins", []):
@@ -428,7 +436,11 @@ def build_site(
             "list them as missing (run `cartiera build`, which builds the site too)"
         )
     config = mkdocs_config(project, slugs, offline)
-    env = {**os.environ, "CARTIERA_OFFLINE": "true" if offline else "false"}
+    env = {
+        **os.environ,
+        "CARTIERA_OFFLINE": "true" if offline else "false",
+        "NO_MKDOCS_2_WARNING": "1",  # Material's notice on stderr is not a build warning
+    }
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config)],
         cwd=project.root,

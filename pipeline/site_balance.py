@@ -68,17 +68,24 @@ def stamp(project: Project, slug: str) -> str:
     return digest.hexdigest()
 
 
-def ensure_balance(project: Project, slug: str) -> Balance:
-    """The game's figures and charts, simulated again only when their stamp changed."""
+def ensure_balance(project: Project, slug: str) -> Balance | str:
+    """The game's figures and charts, simulated again only when their stamp changed; or,
+    for an engine that cannot play yet, the one line that says why (kept with its stamp, so
+    it is tried again when the engine changes)."""
     folder = balance_dir(project, slug)
     wanted = stamp(project, slug)
     stored = folder / "figures.json"
     if stored.exists():
         data = json.loads(stored.read_text(encoding="utf-8"))
         if data.get("stamp") == wanted:
-            return _from_json(data)
-    balance = simulate_balance(project, slug)
+            return data["error"] if "error" in data else _from_json(data)
     folder.mkdir(parents=True, exist_ok=True)
+    try:
+        balance = simulate_balance(project, slug)
+    except Exception as exc:  # an engine still being written must not stop the build
+        error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        stored.write_text(json.dumps({"stamp": wanted, "error": error}), encoding="utf-8")
+        return error
     for index, table in enumerate(balance.tables):
         if table.chart:
             (folder / f"{index:02d}-{table.key}.svg").write_bytes(chart_svg(table))
@@ -246,14 +253,10 @@ def balance_page(
     with no engine, or (with a warning) one whose engine cannot play yet."""
     if game.slug not in engine_slugs():
         return None
-    try:
-        balance = ensure_balance(project, game.slug)
-    except Exception as exc:  # an engine still being written must not stop the site
+    balance = ensure_balance(project, game.slug)
+    if isinstance(balance, str):
         if warn:
-            warn(
-                f"warning: {game.slug}: no Bilanciamento page, the simulation failed: "
-                + str(exc).splitlines()[0]
-            )
+            warn(f"warning: {game.slug}: no Bilanciamento page, the simulation failed: {balance}")
         return None
     folder.mkdir(parents=True, exist_ok=True)
     tables = []

@@ -1,245 +1,385 @@
-"""The rules website: built with the real `mkdocs build --strict`, read by a real Chromium."""
+"""The rules website: built with the real `mkdocs build --strict` (once per session for each
+variant), read as files and by a real headless Chromium (tests/test_site_browser.py).
+
+The issue's defects each have a test here or there: offline links and images, the card
+table, publishing (site URL, 404), the hyperlinked rules, English strings, and the rest.
+"""
 
 from __future__ import annotations
 
-import functools
-import http.server
+import http.client
 import re
-import shutil
 import sqlite3
-import subprocess
-import sys
-import tempfile
 import threading
+import unicodedata
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import pytest
 from conftest import invoke
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+# Interface strings of Material (and of our own pages) that must not appear in English.
+ENGLISH = re.compile(
+    r"\b(Permanent link|Made with|Home|Search|Back to top|Skip to content|Table of contents|"
+    r"Copy to clipboard|Previous|Next|Initializing search|Type to start searching|"
+    r"Share|Clear|Navigation|Edit this page|Last update|Error response)\b"
+)
 
 
-@pytest.fixture(scope="module")
-def site(shared_project: Path) -> Path:
-    run = invoke(shared_project, "site")
+@pytest.fixture(scope="session")
+def offline_site(shared_project: Path) -> Path:
+    run = invoke(shared_project, "site", "--offline")
     assert run.exit_code == 0, run.output
-    return shared_project / "build" / "site"
+    return shared_project / "build" / "site-offline"
 
 
-@pytest.fixture(scope="module")
-def server(site: Path) -> Iterator[str]:
-    handler = functools.partial(QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+class Page(HTMLParser):
+    """The ids, links and visible strings of one built page."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, str]] = []  # (tag, url)
+        self.texts: list[str] = []
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        if "id" in values:
+            self.ids.add(values["id"])
+        if tag == "a" and "name" in values:
+            self.ids.add(values["name"])
+        fetched = tag != "link" or values.get("rel") in ("stylesheet", "icon", "preload")
+        for attr in ("href", "src"):
+            if attr in values and tag in ("a", "img", "script", "link", "iframe") and fetched:
+                self.links.append((tag, values[attr]))
+        for attr in ("title", "aria-label", "placeholder", "alt"):
+            if values.get(attr):
+                self.texts.append(values[attr])
+        if tag in ("script", "style"):
+            self._skip += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style"):
+            self._skip -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip and data.strip():
+            self.texts.append(data.strip())
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
+def parse(path: Path) -> Page:
+    page = Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in [*FLAGS, f"--user-data-dir={profile}", "--window-size=1280,1000"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+def _target(site: Path, page: Path, url: str, folder_urls: bool) -> tuple[Path, str] | None:
+    """The file a relative link names, with its fragment; None for links out of the site."""
+    parts = urlsplit(url)
+    if parts.scheme or url.startswith("//"):
+        return None
+    if url.startswith("/"):
+        raise AssertionError(f"{page.relative_to(site)}: absolute link {url}")
+    path = page.parent / unquote(parts.path) if parts.path else page
+    if path.is_dir() or parts.path.endswith("/"):
+        path = path / "index.html"
+    return path.resolve(), unquote(parts.fragment)
 
 
-def _wait(driver, condition, timeout: float = 20):
-    from selenium.webdriver.support.ui import WebDriverWait
+def crawl(site: Path, folder_urls: bool) -> tuple[int, list[str]]:
+    """Every link and image of every page: (links checked, broken ones)."""
+    pages: dict[Path, Page] = {}
 
-    return WebDriverWait(driver, timeout).until(condition)
+    def page(path: Path) -> Page:
+        if path not in pages:
+            pages[path] = parse(path)
+        return pages[path]
+
+    broken: list[str] = []
+    checked = 0
+    for html in sorted(site.rglob("*.html")):
+        if html.name == "404.html":
+            continue
+        for tag, url in page(html.resolve()).links:
+            found = _target(site, html, url, folder_urls)
+            if found is None:
+                if tag != "a":
+                    broken.append(f"{html.relative_to(site)}: {tag} from the network: {url}")
+                continue
+            checked += 1
+            target, fragment = found
+            where = f"{html.relative_to(site)}: {url}"
+            if not target.exists():
+                broken.append(f"{where} (no file)")
+            elif fragment and target.suffix == ".html" and fragment not in page(target).ids:
+                broken.append(f"{where} (no anchor)")
+    return checked, broken
 
 
-def test_every_card_and_clause_has_its_page_entry(site: Path, shared_project: Path) -> None:
+def test_every_link_and_anchor_of_the_served_site_resolves(session_site: Path) -> None:
+    checked, broken = crawl(session_site, folder_urls=True)
+    assert broken == [] and checked > 10_000, broken[:20]
+
+
+def test_every_link_and_anchor_of_the_offline_site_resolves(offline_site: Path) -> None:
+    checked, broken = crawl(offline_site, folder_urls=False)
+    assert broken == [] and checked > 10_000, broken[:20]
+    html = (offline_site / "giochi/bless/tabella.html").read_text("utf-8")
+    assert 'href="carte/re-luce.html"' in html  # file URLs, not folders
+
+
+def test_the_offline_site_fetches_nothing_from_the_network(offline_site: Path) -> None:
+    for html in offline_site.rglob("*.html"):
+        text = html.read_text("utf-8")
+        assert "unpkg.com" not in text and "iframe-worker/shim.js" in text, html
+        assert not re.search(r'<(?:script|img|iframe)[^>]+src="https?://', text), html
+        assert not re.search(r'<link rel="(?:stylesheet|icon|preload)"[^>]+"https?://', text)
+    assert (offline_site / "search/search_index.js").exists()
+
+
+def test_every_card_and_clause_has_its_page_entry(session_site: Path, shared_project: Path) -> None:
     with sqlite3.connect(shared_project / "cards.db") as conn:
-        cards = conn.execute(
-            "select g.slug, c.code from card c join game g on g.id = c.game_id"
-        ).fetchall()
+        cards = conn.execute("select g.slug, c.code from card c join game g on g.id = c.game_id")
+        cards = cards.fetchall()
         clauses = conn.execute(
-            "select g.slug, s.anchor from rulesection s join game g on g.id = s.game_id"
+            "select g.slug, s.anchor, s.number from rulesection s join game g on g.id = s.game_id"
         ).fetchall()
-    pages: dict[str, str] = {}
-
-    def page(slug: str, name: str) -> str:
-        key = f"{slug}/{name}"
-        if key not in pages:
-            pages[key] = (site / "giochi" / slug / name / "index.html").read_text("utf-8")
-        return pages[key]
-
     for slug, code in cards:
-        html = page(slug, "carte")
-        assert f'id="carta-{code}"' in html, (slug, code)
-    for slug, anchor in clauses:
-        assert f'id="{anchor}"' in page(slug, "regole"), (slug, anchor)
+        gallery = parse(session_site / "giochi" / slug / "carte/index.html")
+        assert f"carta-{code}" in gallery.ids, (slug, code)
+        assert (session_site / "giochi" / slug / "carte" / code / "index.html").exists()
+    rules = {}
+    for slug, anchor, number in clauses:
+        if slug not in rules:
+            rules[slug] = parse(session_site / "giochi" / slug / "regole/index.html").ids
+        assert {anchor, f"r{number}"} <= rules[slug], (slug, anchor)
     assert len(cards) == 240 and len(clauses) > 200
 
 
-def test_home_page_loads_without_console_errors(browser, server: str) -> None:
-    browser.get(server + "/")
-    assert "Cartiera" in browser.title
-    links = browser.find_elements("css selector", ".cartiera-giochi a")
-    assert {a.text for a in links} >= {"Bless", "BLITZ", "Samurai Sword", "Mazzo", "BLDNG"}
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert errors == []
+def test_every_rule_paragraph_is_numbered_with_an_anchor(session_site: Path) -> None:
+    html = (session_site / "giochi/bless/regole/index.html").read_text("utf-8")
+    numbers = re.findall(r'<div class="cartiera-par" id="r(\d+\.\d+[a-z]+)">', html)
+    assert len(numbers) > 80 and len(set(numbers)) == len(numbers)
+    assert {"1.1a", "1.2a", "2.1a", "2.2a"} <= set(numbers)
+    assert 'data-ancora="r2.2a"' in html  # its copy-link button
+    for number in numbers:
+        assert f'href="#r{number}"' in html
 
 
-def _search(browser, server: str, words: str) -> list[str]:
-    from selenium.webdriver.common.by import By
-
-    browser.get(server + "/")
-    field = browser.find_element(By.CSS_SELECTOR, "input.md-search__input")
-    if not field.is_displayed():  # narrow windows hide the field behind an icon
-        browser.find_element(By.CSS_SELECTOR, "label[for='__search']").click()
-    field.click()
-    field.send_keys(words)
-    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "a.md-search-result__link"))
-    return [
-        a.get_attribute("href")
-        for a in browser.find_elements(By.CSS_SELECTOR, "a.md-search-result__link")
-    ]
+def test_every_vedi_in_the_rules_is_a_link(session_site: Path) -> None:
+    html = (session_site / "giochi/bless/regole/index.html").read_text("utf-8")
+    text = re.sub(r"<a [^>]*>[^<]*</a>", "LINK", html)
+    assert re.findall(r"\bvedi\s+\d", text) == []
+    links = re.findall(r'vedi\s+<a href="\./#([^"]+)">(\d+(?:\.\d+)?)</a>', html)
+    assert len(links) >= 60
+    ids = parse(session_site / "giochi/bless/regole/index.html").ids
+    assert all(anchor in ids for anchor, _ in links)
 
 
-def _place(url: str) -> str:
-    """Path and fragment of a URL: the search adds ?h=… to highlight the words."""
-    parts = urlsplit(url)
-    return f"{parts.path}#{parts.fragment}"
+@pytest.mark.parametrize("page", ["regole", "chiarimenti", "esempi", "glossario"])
+def test_glossary_terms_are_linked_with_their_definition(session_site: Path, page: str) -> None:
+    html = (session_site / "giochi/bless" / page / "index.html").read_text("utf-8")
+    terms = re.findall(r'<a class="cartiera-termine" href="([^"]+)" title="([^"]+)"', html)
+    assert len(terms) >= 5, page
+    assert all(title.count(":") >= 1 and len(title) > 20 for _, title in terms)
 
 
-def test_search_finds_the_stasi_rule_and_lands_on_its_anchor(browser, server: str) -> None:
-    from selenium.webdriver.common.by import By
-
-    hrefs = _search(browser, server, "Stasi")
-    target = next(h for h in hrefs if _place(h) == "/giochi/bless/regole/#stasi")
-    link = next(a for a in browser.find_elements(By.CSS_SELECTOR, "a.md-search-result__link")
-                if a.get_attribute("href") == target)
-    link.click()
-    _wait(browser, lambda d: _place(d.current_url) == "/giochi/bless/regole/#stasi")
-    heading = browser.find_element(By.ID, "stasi")
-    assert "Stasi" in heading.text
-    top = browser.execute_script("return arguments[0].getBoundingClientRect().top", heading)
-    assert 0 <= top < 300  # scrolled to it
-
-
-def test_search_finds_the_katana_card(browser, server: str) -> None:
-    hrefs = _search(browser, server, "Katana")
-    assert "/giochi/samurai-sword/carte/#carta-katana" in [_place(h) for h in hrefs], hrefs
-
-
-@pytest.mark.parametrize("slug", ["bless", "blitz", "samurai-sword", "mazzo", "bldng"])
-def test_no_image_on_a_gallery_page_is_broken(browser, server: str, slug: str) -> None:
-    browser.get(f"{server}/giochi/{slug}/carte/")
-    browser.execute_script("document.querySelectorAll('img').forEach(i => i.loading = 'eager')")
-    _wait(
-        browser,
-        lambda d: d.execute_script("return Array.from(document.images).every(i => i.complete)"),
-        timeout=60,
-    )
-    images = browser.execute_script(
-        "return Array.from(document.querySelectorAll('.cartiera-carta img'))"
-        ".map(i => [i.getAttribute('src'), i.naturalWidth])"
-    )
-    assert len(images) >= 10
-    assert [src for src, width in images if width == 0] == []
-
-
-def test_bless_table_filter_matches_sql(browser, server: str, shared_project: Path) -> None:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
-
-    with sqlite3.connect(shared_project / "cards.db") as conn:
-        expected = [
-            row[0]
-            for row in conn.execute(
-                "select code from bless_cards where forma = 'Ombra' and occhio >= 5 order by number"
-            )
+def test_the_glossary_is_alphabetical(session_site: Path) -> None:
+    for slug in ("bless", "samurai-sword", "bldng"):
+        html = (session_site / "giochi" / slug / "glossario/index.html").read_text("utf-8")
+        terms = re.findall(r'<h3 id="[^"]+">([^<]+)<a class="headerlink"', html)
+        assert len(terms) > 5
+        plain = [
+            "".join(c for c in unicodedata.normalize("NFKD", t.casefold()) if c.isascii())
+            for t in terms
         ]
-    browser.get(f"{server}/giochi/bless/tabella/")
-    Select(browser.find_element(By.CSS_SELECTOR, "select[data-filtro='forma']")).select_by_value(
-        "Ombra"
+        assert plain == sorted(plain), slug
+
+
+def test_the_site_speaks_italian_on_every_page(session_site: Path) -> None:
+    found = []
+    for html in sorted(session_site.rglob("*.html")):
+        page = parse(html)
+        found += [f"{html.relative_to(session_site)}: {t}" for t in page.texts if ENGLISH.search(t)]
+    assert found == [], found[:10]
+    home = (session_site / "index.html").read_text("utf-8")
+    assert 'placeholder="Cerca"' in home
+    slips = re.compile(r"\((?:incompleti|ricostruiti|ufficiali)\)")
+    pages = [p for p in session_site.rglob("*.html") if slips.search(p.read_text("utf-8"))]
+    assert pages == []
+
+
+def test_navigation_has_one_tab_per_game(session_site: Path) -> None:
+    html = (session_site / "giochi/bless/regole/index.html").read_text("utf-8")
+    tabs = re.findall(r'class="md-tabs__link[^"]*"[^>]*>\s*([^<]+?)\s*<', html)
+    assert {"Bless", "BLITZ", "Samurai Sword", "Mazzo", "BLDNG"} <= set(tabs), tabs
+    assert "Inizio" in tabs and "Home" not in tabs
+
+
+def test_overview_and_cards_have_no_empty_headers_or_generic_kinds(session_site: Path) -> None:
+    overview = (session_site / "giochi/bless/index.html").read_text("utf-8")
+    assert not re.search(r"<th>\s*</th>", overview)
+    card = (session_site / "giochi/bless/carte/re-luce/index.html").read_text("utf-8")
+    assert "<dt>Tipo</dt>" not in card and "<dt>Occhio</dt>" in card
+    katana = (session_site / "giochi/samurai-sword/carte/katana/index.html").read_text("utf-8")
+    assert "<dt>Tipo</dt><dd>Arma</dd>" in katana
+
+
+def test_a_card_page_shows_its_rulings_and_examples(session_site: Path, shared_project) -> None:
+    with sqlite3.connect(shared_project / "cards.db") as conn:
+        code = conn.execute(
+            "select c.code from rulingcard rc join card c on c.id = rc.card_id "
+            "join game g on g.id = c.game_id where g.slug = 'samurai-sword' limit 1"
+        ).fetchone()[0]
+    html = (session_site / f"giochi/samurai-sword/carte/{code}/index.html").read_text("utf-8")
+    assert '<h2 id="chiarimenti">Chiarimenti<a' in html
+    assert re.search(r'href="\.\./\.\./chiarimenti/#chiarimento-[^"]+"', html)
+    bless = sorted((session_site / "giochi/bless/carte").glob("*/index.html"))
+    with_examples = [p for p in bless if '<h2 id="esempi">Esempi<a' in p.read_text("utf-8")]
+    assert len(with_examples) >= 3
+
+
+def test_table_pages_carry_names_decks_and_a_query_slot(session_site: Path) -> None:
+    html = (session_site / "giochi/samurai-sword/tabella/index.html").read_text("utf-8")
+    assert 'data-filtro="deck"' in html and 'data-colonna="deck"' in html
+    assert 'data-deck="rising-sun"' in html and 'data-name="Katana"' in html
+    assert '<div id="card-query"' in html
+    gallery = (session_site / "giochi/samurai-sword/carte/index.html").read_text("utf-8")
+    assert '<div id="card-query"' in gallery
+
+
+def test_downloads_are_listed_before_they_are_built(session_site: Path) -> None:
+    html = (session_site / "giochi/bless/scarica/index.html").read_text("utf-8")
+    assert "non sono ancora stati creati" not in html
+    assert "bless-sheets-a4-long.pdf" in html and "bless-regolamento-a5.pdf" in html
+
+
+def test_balance_page_states_its_run_and_shows_svg_charts(session_site: Path) -> None:
+    page = session_site / "giochi/bless/bilanciamento/index.html"
+    html = page.read_text("utf-8")
+    assert "partite" in html and "seme" in html and "random" in html
+    charts = re.findall(r'<img src="([^"]+\.svg)"', html)
+    assert len(charts) >= 3
+    for chart in charts:
+        svg = (page.parent / chart).read_text("utf-8")
+        assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+        assert "<image" not in svg and 'href="http' not in svg
+
+
+def test_canonical_links_and_sitemap_use_the_site_url(shared_project: Path, monkeypatch) -> None:
+    import yaml
+
+    from pipeline.project import open_project
+    from pipeline.settings import placeholder_site_url_warning
+    from pipeline.site import mkdocs_config
+
+    project = open_project(shared_project)
+    assert "placeholder" in (placeholder_site_url_warning(project) or "")
+    monkeypatch.setenv("CARTIERA_SITE_URL", "https://giochi.example.net/cartiera-prova/")
+    assert placeholder_site_url_warning(project) is None
+    config = yaml.safe_load(mkdocs_config(project, ["bless"], offline=False).read_text("utf-8"))
+    assert config["site_url"] == "https://giochi.example.net/cartiera-prova/"
+
+
+def test_the_served_sitemap_and_canonical_links_agree(session_site: Path) -> None:
+    root = ET.parse(session_site / "sitemap.xml").getroot()
+    urls = [e.text for e in root.iter() if e.tag.endswith("loc")]
+    assert urls and all(u.startswith("https://example.org/cartiera/") for u in urls)
+    html = (session_site / "giochi/bless/regole/index.html").read_text("utf-8")
+    assert '<link rel="canonical" href="https://example.org/cartiera/giochi/bless/regole/">' in html
+
+
+def test_site_warns_while_site_url_is_the_placeholder(built: Path, monkeypatch) -> None:
+    import subprocess
+
+    import pipeline.site
+
+    monkeypatch.setattr(pipeline.site, "generate", lambda *args, **kwargs: [])
+    monkeypatch.setattr(
+        pipeline.site.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, "", "")
     )
-    minimum = browser.find_element(By.CSS_SELECTOR, "input[data-filtro='occhio'][data-tipo='min']")
-    minimum.send_keys("5")
-    shown = browser.execute_script(
-        "return Array.from(document.querySelectorAll('#carte-bless tbody tr'))"
-        ".filter(r => !r.hidden).map(r => r.dataset.code)"
-    )
-    assert shown == expected and len(expected) > 3
-    count = browser.find_element(By.CSS_SELECTOR, ".cartiera-conteggio").text
-    assert count == f"{len(expected)} carte su 62"
-    header = browser.find_element(By.CSS_SELECTOR, "th[data-colonna='occhio']")
-    header.click()
-    header.click()  # descending
-    ordered = browser.execute_script(
-        "return Array.from(document.querySelectorAll('#carte-bless tbody tr'))"
-        ".filter(r => !r.hidden).map(r => Number(r.dataset.occhio))"
-    )
-    assert ordered == sorted(ordered, reverse=True)
+    run = invoke(built, "site")
+    assert run.exit_code == 0
+    assert "warning: site_url is the placeholder https://example.org/cartiera/" in run.stderr
+    run = invoke(built, "site", env={"CARTIERA_SITE_URL": "https://giochi.example.net/"})
+    assert "placeholder" not in run.stderr
+
+
+def test_build_makes_the_offline_site_its_zip_and_the_balance_figures(built: Path) -> None:
+    from pipeline.build import plan
+    from pipeline.project import open_project
+
+    steps = {s.name: s for s in plan(open_project(built), ["bless", "blitz"])}
+    assert "build/downloads/cartiera-sito-offline.zip" in steps["site offline"].outputs
+    assert "balance bless" in steps and "balance blitz" not in steps
+    names = list(steps)
+    assert names.index("site offline") < names.index("site")
+
+
+def test_the_home_page_offers_the_offline_zip(built: Path) -> None:
+    from pipeline.project import open_project
+    from pipeline.site import generate, offline_zip_path
+
+    project = open_project(built)
+    zip_path = offline_zip_path(project)
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    zip_path.write_bytes(b"PK\x05\x06" + bytes(18))
+    generate(project, with_images=False)
+    home = (built / "site/index.md").read_text("utf-8")
+    assert "](scarica/cartiera-sito-offline.zip)" in home
+    assert (built / "site/scarica/cartiera-sito-offline.zip").exists()
+    generate(project, with_images=False, offline=True)
+    assert "](scarica/" not in (built / "site/index.md").read_text("utf-8")
 
 
 def test_card_text_is_shown_literally(built: Path) -> None:
-    cards = built / "games/mazzo/cards.yaml"
-    text = cards.read_text(encoding="utf-8")
-    line = re.search(r"^(\s+descrizione: )(.+)$", text, re.M)
-    assert line
-    cards.write_text(
-        text.replace(line.group(0), line.group(1) + '"<b>Spada & scudo</b> *non* corsivo"', 1),
-        encoding="utf-8",
-    )
-    assert invoke(built, "db", "build").exit_code == 0
+    from conftest import edit
+
     from pipeline.project import open_project
     from pipeline.site import generate
 
+    cards = built / "games/mazzo/cards.yaml"
+    line = re.search(r"^(\s+descrizione: )(.+)$", cards.read_text(encoding="utf-8"), re.M)
+    assert line
+    edit(cards, line.group(0), line.group(1) + '"<b>Spada & scudo</b> *non* corsivo"')
+    assert invoke(built, "db", "build").exit_code == 0
     generate(open_project(built), with_images=False)
-    page = (built / "site/giochi/mazzo/carte.md").read_text(encoding="utf-8")
-    assert "&lt;b&gt;Spada &amp; scudo&lt;/b&gt; *non* corsivo" in page
+    pages = (built / "site/giochi/mazzo/carte").glob("*.md")
+    text = "".join(p.read_text(encoding="utf-8") for p in pages)
+    assert "&lt;b>Spada &amp; scudo&lt;/b> \\*non\\* corsivo" in text and "<b>" not in text
 
 
-def test_build_makes_no_network_connection(shared_project: Path, tmp_path: Path) -> None:
-    if shutil.which("unshare") is None:
-        pytest.fail("unshare (util-linux) is needed to cut the network")
-    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True)
-    if probe.returncode != 0:
-        pytest.skip("this sandbox does not allow network namespaces")
-    result = subprocess.run(
-        [
-            "unshare",
-            "-n",
-            sys.executable,
-            "-m",
-            "pipeline",
-            "--project",
-            str(shared_project),
-            "site",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert result.returncode == 0, result.stderr
+@pytest.fixture(scope="module")
+def project_server(session_site: Path) -> Iterator[str]:
+    """The site served by `cartiera site --serve`'s own handler."""
+    import functools
+    import http.server
+
+    from pipeline.site import _Handler
+
+    class Quiet(_Handler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(session_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def test_404_is_the_italian_page_and_works_under_any_base(
+    project_server: str, session_site: Path
+) -> None:
+    conn = http.client.HTTPConnection(project_server, timeout=10)
+    conn.request("GET", "/giochi/bless/non-esiste/")
+    response = conn.getresponse()
+    body = response.read().decode("utf-8")
+    assert response.status == 404
+    assert "Error response" not in body and 'lang="it"' in body
+    assert not re.search(r'(?:href|src)="/cartiera/', body)
+    assert "<base href=" in body  # set by its script from the path it is served under

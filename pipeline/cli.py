@@ -806,16 +806,32 @@ def simulate_cmd(
         ),
     ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    match: Annotated[
+        str | None,
+        typer.Option(
+            "--match", help="Play whole matches of the game's match mode (blitz: rounds, points)."
+        ),
+    ] = None,
 ) -> None:
     """Play many seeded games between agents: win rates by seat, team and agent with 95%
-    intervals, draws, how games ended, lengths, and the game's own figures."""
+    intervals, draws, how games ended, lengths, and the game's own figures. With --match,
+    --games counts whole matches."""
     import os
 
     from .simulate import simulate
 
-    project, _, setup = _engine_setup(
+    project, rules, setup = _engine_setup(
         ctx, game, players=players, teams=teams, options=options, agents=agents
     )
+    if match is not None:
+        modes = getattr(rules, "match_modes", ())
+        if match not in modes:
+            _usage(f"{game} has no match mode '{match}' (modes: {', '.join(modes) or 'none'})")
+        found = rules.play_matches(
+            match, games, seed, setup.players, setup.options, setup.agents, jobs
+        )
+        typer.echo(found.to_json() if as_json else found.report())
+        return
     if sys.stderr.isatty() and not os.environ.get("CI") and not as_json:
         from rich.progress import Progress
 

@@ -23,6 +23,7 @@ from .cards import (
     plan_keys,
 )
 from .figures import FiguresMixin
+from .matches import MATCH_MODES, MatchResult, simulate_matches
 from .narrate import narrate
 from .scenario import ScenarioMixin
 from .state import MAIN, BlitzState
@@ -47,6 +48,7 @@ class BlitzRules(ScenarioMixin, FiguresMixin):
     """The BLITZ deck compiled from its card records; makes games."""
 
     slug = "blitz"
+    match_modes = MATCH_MODES
 
     def __init__(self, cards: Sequence[CardRecord], digest: str):
         self.table = CardTable(cards)
@@ -102,6 +104,19 @@ class BlitzRules(ScenarioMixin, FiguresMixin):
         state = self.configure(players, options, chance if chance is not None else Chance(seed))
         state.start()
         return state
+
+    def play_matches(
+        self,
+        mode: str,
+        matches: int,
+        seed: int,
+        players: int,
+        options: Mapping[str, Any],
+        agents: Sequence[str],
+        jobs: int = 1,
+    ) -> MatchResult:
+        """Whole matches of rounds (8.1, 8.2), for `cartiera simulate blitz --match`."""
+        return simulate_matches(self, mode, matches, seed, players, options, agents, jobs)
 
     def narrate(self, events: Sequence[Event], players: int = 2) -> list[str]:
         return narrate(self.table, events)

@@ -1,4 +1,5 @@
-"""BLITZ balance figures (FigureHooks) and whole matches of rounds (rules 8.1 and 8.2).
+"""BLITZ balance figures (FigureHooks): what `cartiera simulate blitz` adds to the
+platform's seat and team win rates.
 
 A game's summary keeps what the tables need: how it ended, its length, every player's
 collections by kind, the BLITZ card (who played it, what it took, whether they won) and
@@ -8,17 +9,15 @@ every Blocca chain (how many Blocca answered each blockable action).
 from __future__ import annotations
 
 import math
-import random
 import statistics
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pipeline.engine.plugin import Agent, FigureTable
+from pipeline.engine.plugin import FigureTable
 
 from .cards import RAINBOW
 
 if TYPE_CHECKING:
-    from .engine import BlitzRules
     from .state import BlitzState
 
 ENDINGS = (
@@ -28,9 +27,6 @@ ENDINGS = (
     ("rush-esaurito", "Rush BLITZ esaurito"),
     ("limite", "stallo (limite di turni)"),
 )
-ROUNDS_IN_A_ROW = 5  # 8.1
-CHAMPIONSHIP_POINTS = 255  # 8.2
-MATCH_MODES = ("rounds", "points")
 
 
 def rate(successes: int, trials: int, z: float = 1.96) -> dict[str, float]:
@@ -90,7 +86,6 @@ class FiguresMixin:
         n = len(summaries)
         tables = [self._endings(summaries, n), self._kinds(summaries)]
         tables += [self._blitz_card(summaries, n), self._blocks(summaries, n)]
-        tables += self._seats(summaries, n, players)
         tables.append(self._lengths(summaries))
         return tables
 
@@ -147,36 +142,6 @@ class FiguresMixin:
         )
         return FigureTable("blocca", "Il Blocca", ("voce", "valore"), rows)
 
-    def _seats(
-        self, summaries: Sequence[Mapping[str, Any]], n: int, players: int
-    ) -> list[FigureTable]:
-        seats = tuple(
-            (f"Giocatore {p + 1}", rate(sum(p in s["winners"] for s in summaries), n))
-            for p in range(players)
-        )
-        out = [
-            FigureTable(
-                "posti",
-                "Vittorie per posto (a turno dal primo)",
-                ("posto", "vittorie"),
-                seats,
-                "bars",
-            )
-        ]
-        teams = summaries[0]["teams"] if summaries else []
-        if len(set(teams)) < len(teams):
-            rows = []
-            for t in sorted(set(teams)):
-                seats_of = [p + 1 for p, u in enumerate(teams) if u == t]
-                wins = sum(any(teams[p] == t for p in s["winners"]) for s in summaries)
-                rows.append((f"squadra dei posti {seats_of}", rate(wins, n)))
-            out.append(
-                FigureTable(
-                    "squadre", "Vittorie per squadra", ("squadra", "vittorie"), tuple(rows), "bars"
-                )
-            )
-        return out
-
     def _lengths(self, summaries: Sequence[Mapping[str, Any]]) -> FigureTable:
         turns = sorted(s["turns"] for s in summaries)
         width = 10
@@ -188,68 +153,3 @@ class FiguresMixin:
         median = statistics.median(turns) if turns else 0
         title = f"Durata in turni (media {_mean(turns)}, mediana {median})"
         return FigureTable("durata", title, ("turni", "partite"), tuple(rows), "histogram")
-
-
-def play_match(
-    rules: BlitzRules,
-    mode: str,
-    seed: int,
-    players: int,
-    options: Mapping[str, Any],
-    agents: Sequence[Agent],
-    max_rounds: int = 100_000,
-) -> dict[str, Any]:
-    """One match of seeded rounds (8.1: first side to win 5 rounds in a row; 8.2: first to
-    255 points). The deal passes left every round, so match player m sits at seat m - round;
-    sides are whole teams. Returns the winners (match players), the rounds with their winners
-    and, for a championship, every match player's side total."""
-    if mode not in MATCH_MODES:
-        raise ValueError(f"match must be one of {', '.join(MATCH_MODES)}, not '{mode}'")
-    from pipeline.engine.agents import play
-
-    rng = random.Random(seed)
-    streak: dict[int, int] = {}
-    totals: dict[int, int] = {}
-    tiebreak = False
-    side: tuple[int, ...] = ()
-    history: list[list[int]] = []
-    for played in range(1, max_rounds + 1):
-        state = rules.new_game(rng.randrange(2**32), players, options)
-        side = side or state.team  # a match player's side: their team in the first round
-        shift = played - 1
-        play(state, [agents[(s + shift) % players] for s in range(players)])
-        outcome = state.outcome()
-        assert outcome is not None
-        won = {side[(s + shift) % players] for s in outcome.winners}
-        history.append(sorted(m for m in range(players) if side[m] in won))
-        points: dict[int, int] = {}
-        for s in range(players):
-            t = side[(s + shift) % players]
-            points[t] = points.get(t, 0) + state.points(s)
-        if mode == "rounds":
-            for t in points:
-                streak[t] = streak.get(t, 0) + 1 if t in won else 0
-            done = {t for t, k in streak.items() if k >= ROUNDS_IN_A_ROW}
-        elif tiebreak:  # ruling blitz-campionato: the extra game's points decide
-            best = max(points.values())
-            done = {t for t, v in points.items() if v == best}
-            done = done if len(done) == 1 else set()
-        else:
-            for t, v in points.items():
-                totals[t] = totals.get(t, 0) + v
-            over = {t: v for t, v in totals.items() if v >= CHAMPIONSHIP_POINTS}
-            best = max(over.values()) if over else 0
-            done = {t for t, v in over.items() if v == best}
-            tiebreak = len(done) > 1
-            done = set() if tiebreak else done
-        if done:
-            break
-    else:
-        done = set()
-    return {
-        "mode": mode,
-        "winners": [m for m in range(players) if side[m] in done],
-        "rounds": len(history),
-        "history": history,  # per round, the match players who won it
-        "totals": [totals.get(side[m], 0) for m in range(players)],
-    }

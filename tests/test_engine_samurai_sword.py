@@ -716,7 +716,7 @@ def test_figures(rules):
     summaries = [rules.summarize(random_game(rules, seed, 5)) for seed in range(40)]
     tables = {t.key: t for t in rules.figures(summaries, 5)}
     assert set(tables) == {"lati", "finali", "durata", "personaggi", "armi"}
-    sides = {row[1]: row[2] for row in tables["lati"].rows}
+    sides = {row[0]: row[2] for row in tables["lati"].rows}
     assert set(sides) == {"Shogun", "Ninja", "Ronin"}
     assert sum(r["rate"] for r in sides.values()) == pytest.approx(1.0)
     assert all(r["low"] <= r["rate"] <= r["high"] for r in sides.values())

@@ -90,8 +90,8 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
         FigureTable(
             "lati",
             "Vittorie di ogni squadra",
-            ("giocatori", "squadra", "vittorie", "IC 95%"),
-            tuple((c, t, r, interval(r)) for c, t, r in sides),
+            ("squadra", "giocatori", "vittorie", "IC 95%"),
+            tuple((t, c, r, interval(r)) for c, t, r in sides),
             chart="bars",
         ),
         FigureTable(

@@ -263,7 +263,8 @@ class Table:
             "active": self.active,
             "deciding": self.current_player(),
             "decision": self.phase,
-            "context": list(self.ctx),
+            # the weapon or the action being answered, and who played it
+            "answering": {"by": self.ctx[0], "card": cards.code[self.ctx[1]]} if self.ctx else {},
             "weapons_used": self.weapons_used,
             "attacks": [self.aggression[a * n : a * n + n] for a in range(n)],
         }

@@ -159,3 +159,11 @@ def test_a_copy_in_a_worked_example_is_reported(project: Path, seeds: Path, cli)
     assert [(h["file"], h["line"]) for h in hits] == [
         ("games/bless/examples/01-scontro-base.yaml", line)
     ]
+
+
+def test_without_the_seeds_nothing_is_compared(project: Path, seeds: Path, cli) -> None:
+    _append(project / "games/blitz/rules.md", _seed_line(seeds, 24))
+    run = cli(project, "validate", "blitz", "--no-layout", env={"CARTIERA_SEEDS": ""})
+    assert run.exit_code == 0
+    assert "consecutive words" not in run.stdout
+    assert "CARTIERA_SEEDS is not set" in run.stdout

@@ -73,6 +73,7 @@ class Scenario(_Strict):
     clause: str | None = None  # the anchor of the rule it illustrates
     clauses: list[str] | None = None  # or several, the main one first
     description: str = ""
+    rulings: list[str] = []  # ids of the rulings it shows the engine following
     players: int | None = Field(None, ge=1)  # default: the game's minimum
     options: dict[str, Any] = {}
     position: dict[str, Any] = {}

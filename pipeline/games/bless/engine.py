@@ -740,10 +740,7 @@ class BlessGame(Effects):
                 self.stasi[c] = 0
         self._touch()
         self._log("stasi_end", -1)
-        if self.turn == self.final_last:
-            self._push(("next_turn",))  # the last Mulligan of the game cannot change it
-        else:
-            self._start_mulligan(self.active, "turn")
+        self._start_mulligan(self.active, "turn")  # in every own Fine Turno, the last too
 
     def _task_next_turn(self, task: tuple[Any, ...]) -> None:
         t = self.turn

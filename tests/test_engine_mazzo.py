@@ -128,7 +128,7 @@ def test_mazziere(rules):
 def test_distribuzione(rules):
     state = rules.new_game(11)
     zones = state.zones()
-    assert [len(zones["mano-1"]), len(zones["mano-2"]), len(zones["riserva"])] == [3, 3, 26]
+    assert [len(zones["hand-1"]), len(zones["hand-2"]), len(zones["riserva"])] == [3, 3, 26]
     assert codes(rules, zones["fuori"]) == ["carta-regole"]
     other = rules.new_game(12)
     assert other.reserve != state.reserve  # shuffled by the seed

@@ -107,20 +107,20 @@ class FigureMixin(BldngCards):
     def invariants(self, state: BldngState) -> list[str]:
         out = []
         n = state.num_players
-        if len(set(state.project)) != n or not all(self.is_project[c] for c in state.project):
+        if len(set(state.project)) != n or not self.project_set.issuperset(state.project):
             out.append(f"players do not hold one project each: {state.project}")
         owed = {t[1] for t in state.tasks if t[0] in ("discard", "excess", "pick")}
         for p in range(n):
             if len(state.site[p]) > state.limit(p) and p not in owed:
                 out.append(f"player {p + 1} holds more Forme than the limit and owes no discard")
-            if any(not self.is_forma[c] for c in state.site[p]):
+            if not self.forma_set.issuperset(state.site[p]):
                 out.append(f"player {p + 1} has a card that is no Forma in the cantiere")
             if state.keep[p] >= 0 and self.effect[state.keep[p]] != "limite":
                 out.append(f"player {p + 1} keeps a card that is not kept")
             if not state.result and self.complete(state.project[p], state.site[p]):
                 out.append(f"player {p + 1} completed the project but the game goes on")
-        if not state.result and (not state.tasks or not state.legal_actions()):
+        if not state.result and not state.legal:
             out.append("no decision pending before the end")
-        if any(self.is_project[c] for c in state.deck + state.discard):
-            out.append("a project card is in the Forme deck or its discards")
+        if not self.deck_set.issuperset(state.deck) or not self.deck_set.issuperset(state.discard):
+            out.append("a card that is no Forma nor What happens is in the Forme deck or discards")
         return out

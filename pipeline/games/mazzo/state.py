@@ -454,8 +454,8 @@ class MazzoState:
         table = [c for c in (self.attacker_card, self.defender_card) if c >= 0]
         return {
             "riserva": list(self.reserve),
-            "mano-1": list(self.hands[0]),
-            "mano-2": list(self.hands[1]),
+            "hand-1": list(self.hands[0]),
+            "hand-2": list(self.hands[1]),
             "tavolo": table,
             "bottino-1": list(self.bottini[0]),
             "bottino-2": list(self.bottini[1]),

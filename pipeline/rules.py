@@ -184,9 +184,8 @@ def check_coverage(
             )
         else:
             covered[found] = index
-            if entry.starts and not paragraph_key(text_at[found]).startswith(
-                paragraph_key(entry.starts)
-            ):
+            label = paragraph_key(entry.starts or "").split()
+            if label and paragraph_key(text_at[found]).split()[: len(label)] != label:
                 yield CoverageProblem(
                     index,
                     f"label '{entry.starts}' is not how {seedmap.seed}:{found} starts",

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import GAMES, edit
+from conftest import GAMES, ROOT, edit
 
 from pipeline.rules import check_coverage, fingerprint, parse_rules, seed_paragraphs
 from pipeline.sources import SeedMapSource, SeedParagraph
@@ -199,3 +199,23 @@ def test_required_rulings_exist(shared_project: Path, slug: str, needles: list[s
     for needle in needles:
         assert any(needle.lower() in text for text in texts), needle
     assert linked > 0
+
+
+def test_seedmap_label_must_be_how_the_paragraph_starts(seeds: Path) -> None:
+    seedmap = _seedmap("mazzo", ROOT)
+    paragraphs = seed_paragraphs(seeds / seedmap.seed)
+    entry = next(e for e in seedmap.paragraphs if e.starts)
+    wrong = entry.model_copy(update={"starts": entry.starts.rsplit(" ", 1)[0] + " altro"})
+    ok = list(check_coverage(seedmap, paragraphs, set()))
+    bad = list(
+        check_coverage(
+            seedmap.model_copy(
+                update={"paragraphs": [wrong if e is entry else e for e in seedmap.paragraphs]}
+            ),
+            paragraphs,
+            set(),
+        )
+    )
+    labels = [p.message for p in bad if p.message.startswith("label ")]
+    assert not [p for p in ok if p.message.startswith("label ")]
+    assert len(labels) == 1 and "is not how 003_e385d80ec961e911.txt:" in labels[0]

@@ -271,6 +271,55 @@ EncodingOption = Annotated[
 ]
 
 
+@app.command("new")
+@fails_cleanly
+def new_cmd(
+    ctx: typer.Context,
+    slug: Annotated[str, typer.Argument(help="The new game's slug, e.g. giardino.")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="Its name. Default: from the slug.")
+    ] = None,
+    players: Annotated[str, typer.Option("--players", help="MIN-MAX, or one number.")] = "2-4",
+    size: Annotated[str, typer.Option("--size", help="Card size: poker, bridge, …")] = "poker",
+    into: Annotated[
+        Path | None,
+        typer.Option(
+            "--in",
+            help="The project folder (made if needed). Default: --project, else the project "
+            "around the current folder, else the current folder.",
+            file_okay=False,
+        ),
+    ] = None,
+) -> None:
+    """Start a game of your own: sources and card templates that validate and build as they
+    are; in a folder with no project, a whole project around it."""
+    from .project import find_root
+    from .scaffold import NewGame, check_new, new_game, new_project, parse_players
+    from .schema import write_schemas
+
+    try:
+        check_new(slug, size)
+        span = parse_players(players)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    given = (ctx.find_root().obj or {}).get("project")
+    if into is not None or given is not None:
+        root = Path(into or given).resolve()
+    else:
+        root = find_root(Path.cwd().resolve()) or Path.cwd().resolve()
+    made = []
+    if not (root / "games").is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        made = new_project(root)
+    title = name or slug.replace("-", " ").capitalize()
+    written = new_game(root, NewGame(slug, title, span, size))
+    write_schemas(open_project(root))
+    for path in [*made, *written]:
+        typer.echo(f"wrote {path.relative_to(root)}")
+    where = "" if root == Path.cwd().resolve() else f"cd {root} && "
+    typer.echo(f"next: {where}cartiera build  (then edit games/{slug}/ and rebuild)")
+
+
 @app.command("export")
 @fails_cleanly
 def export_cmd(

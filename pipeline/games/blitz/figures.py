@@ -105,14 +105,12 @@ class FiguresMixin:
             every = [k[kind] * worth for s in summaries for k in s["kinds"]]
             won = [s["kinds"][p][kind] * worth for s in summaries for p in s["winners"]]
             rows.append((label, worth, _mean([v / worth for v in every]), _mean(every), _mean(won)))
-        columns = (
-            "tipo",
-            "punti l'una",
-            "per giocatore",
-            "punti per giocatore",
-            "punti per vincitore",
+        columns = ("tipo", "vale", "quante", "punti", "vincitori")
+        title = (
+            "Punti medi per tipo di collezione, a fine partita: quante ne ha e quanti punti ne"
+            " ricava un giocatore, e quanti un vincitore"
         )
-        return FigureTable("collezioni", "Punti medi per tipo di collezione", columns, tuple(rows))
+        return FigureTable("collezioni", title, columns, tuple(rows))
 
     def _blitz_card(self, summaries: Sequence[Mapping[str, Any]], n: int) -> FigureTable:
         played = [s["blitz"] for s in summaries if s["blitz"]]
@@ -132,10 +130,10 @@ class FiguresMixin:
         chains = [c for s in summaries for c in s["chains"]]
         blocked = [c for c in chains if c >= 1]
         rows = (
-            ("Ruba e Scambia giocati per partita", _mean([len(s["chains"]) for s in summaries])),
+            ("Ruba e Scambia per partita", _mean([len(s["chains"]) for s in summaries])),
             ("azioni a cui risponde un Blocca", rate(len(blocked), len(chains))),
             (
-                "Blocca a cui risponde un altro Blocca",
+                "Blocca fermati da un altro Blocca",
                 rate(sum(c >= 2 for c in blocked), len(blocked)),
             ),
             ("azioni che vanno a segno", rate(sum(c % 2 == 0 for c in chains), len(chains))),

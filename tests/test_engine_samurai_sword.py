@@ -453,6 +453,11 @@ def test_diversivo(rules):
     assert not can(rules, s, {"gioca": "diversivo", "bersaglio": 2})
     move(rules, s, {"gioca": "diversivo", "bersaglio": 3})
     assert hand(s, 1) == ["bo"] and s.hands[2] == []
+    # The victim knows where its card went, and a world redrawn for it keeps it there.
+    assert s.observation(2)["known"] == {"0": ["bo"]} and s.observation(3)["known"] == {}
+    assert all("bo" in hand(s.determinize(2, seed), 1) for seed in range(10))
+    move(rules, s, {"gioca": "bo", "bersaglio": 4})
+    assert s.observation(2)["known"] == {}
 
 
 def test_cerimonia_del_te(rules):

@@ -5,6 +5,7 @@ is known in part (ruling rising-sun-parziale), so the engine refuses to play it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -122,6 +123,10 @@ class SamuraiRules:
                 wrong.append(f"player {p + 1} has a card that is not a property in front")
             if any(cards.kind[c] not in PLAYING_KINDS for c in state.hands[p]):
                 wrong.append(f"player {p + 1} holds a card that is not a playing card")
+        for holder in {h for _, h, _ in state.known}:
+            known = Counter(c for _, h, c in state.known if h == holder)
+            if known - Counter(state.hands[holder]):
+                wrong.append(f"a card known to be in player {holder + 1}'s hand is not there")
         if sum(cards.honour_test[c] for f in state.front for c in f) > 1:
             wrong.append("more than one Bushido in play")
         if not state.over:

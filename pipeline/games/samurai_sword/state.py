@@ -195,7 +195,7 @@ class SamuraiState(Table):
             self._draw(p, 1)
             return
         _, c, target, extra = action
-        self.hands[p].remove(c)
+        self._leave_hand(p, c)
         kind = self.cards.kind[c]
         if kind == "arma":
             self._attack(p, target, c)
@@ -277,6 +277,12 @@ class SamuraiState(Table):
         elif what == "prendi":
             taken = self._random_card(target)
             self.hands[target].remove(taken)
+            # Only the two of them know which card it was: what others knew of the victim's
+            # hand is no longer sure; the victim now knows one card of the thief's.
+            mine = [k for k in self.known if k[1] == target and k[0] == p]
+            if (p, target, taken) in mine:
+                mine.remove((p, target, taken))
+            self.known = [k for k in self.known if k[1] != target] + mine + [(target, p, taken)]
             self.hands[p].append(taken)
             self.log.append(Event("take", p, (taken, target)))
         elif what == "cura":
@@ -327,8 +333,16 @@ class SamuraiState(Table):
 
     # -- cards moving ----------------------------------------------------------------------
 
-    def _lose_card(self, p: int, c: int, why: str) -> None:
+    def _leave_hand(self, p: int, c: int) -> None:
+        """A card leaves a hand face up: nobody needs to remember it is there any more."""
         self.hands[p].remove(c)
+        if self.known:
+            seen = [k for k in self.known if k[1] == p and k[2] == c]
+            for observer in {k[0] for k in seen}:
+                self.known.remove((observer, p, c))
+
+    def _lose_card(self, p: int, c: int, why: str) -> None:
+        self._leave_hand(p, c)
         self.discard.append(c)
         self.log.append(Event("discard", p, (c, why)))
 

@@ -74,6 +74,7 @@ class Table:
         "hands",
         "honour",
         "how",
+        "known",
         "log",
         "maxres",
         "num_players",
@@ -96,6 +97,9 @@ class Table:
         self.role: list[int] = []
         self.char: list[int] = []
         self.aside: list[int] = []  # roles and characters left out of the game
+        # (observer, holder, card): a card `observer` knows is in `holder`'s hand, because
+        # it was taken from the observer's own hand (a Diversivo)
+        self.known: list[tuple[int, int, int]] = []
         self.res = [0] * players
         self.maxres = [0] * players
         self.honour = [0] * players
@@ -245,6 +249,10 @@ class Table:
             "kinds": {str(p): self.kind(p) for p in known},
             "shogun": shogun,
             "hand": sorted(cards.codes(self.hands[player])),
+            "known": {
+                str(h): sorted(cards.code[c] for o, h2, c in self.known if o == player and h2 == h)
+                for h in sorted({h for o, h, _ in self.known if o == player})
+            },
             "players": [
                 {
                     "character": cards.code[self.char[p]],
@@ -291,13 +299,17 @@ class Table:
             other.role[p] = r
         other.aside = [c for c in other.aside if c not in out] + unseen[len(ninja) :]
         others = [p for p in range(n) if p != player]
+        kept = {p: [c for o, h, c in self.known if o == player and h == p] for p in others}
         pool = list(other.deck)
         for p in others:
-            pool += other.hands[p]
+            rest = list(other.hands[p])
+            for c in kept[p]:
+                rest.remove(c)
+            pool += rest
         rng.shuffle(pool)
         for p in others:
-            size = len(other.hands[p])
-            other.hands[p] = pool[:size]
+            size = len(other.hands[p]) - len(kept[p])
+            other.hands[p] = kept[p] + pool[:size]
             del pool[:size]
         other.deck = pool
         other.chance.reseed(rng.getrandbits(32))
@@ -322,6 +334,7 @@ class Table:
         other.role = list(self.role)
         other.char = list(self.char)
         other.aside = list(self.aside)
+        other.known = list(self.known)
         other.res = list(self.res)
         other.maxres = list(self.maxres)
         other.honour = list(self.honour)

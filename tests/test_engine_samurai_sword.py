@@ -22,7 +22,7 @@ from pipeline.games.samurai_sword.state import SamuraiState
 from pipeline.play import card_records, load_rules
 from pipeline.project import open_project
 from pipeline.validate import validate
-from tests.conftest import ROOT
+from tests.conftest import ROOT, invoke
 
 SLUG = "samurai-sword"
 ROLES = {
@@ -760,3 +760,19 @@ def test_warrior_never_reads_hidden_state(rules):
         me = s.current_player()
         other = s.determinize(me, seed)
         assert Warrior(7).act(s) == Warrior(7).act(other)
+
+
+def test_cli_simulate_record_replay(built_once, tmp_path):
+    """`cartiera simulate` prints the side table for 3 and 7 players; a recorded game
+    replays with its Italian narration; the expansion is refused in one line."""
+    for players in ("3", "7"):
+        run = invoke(built_once, "simulate", SLUG, "--players", players, "--games", "20")
+        assert run.exit_code == 0, run.output
+        assert "Vittorie di ogni squadra" in run.stdout and "Shogun" in run.stdout
+    saved = tmp_path / "partita.json"
+    run = invoke(built_once, "record", SLUG, "--out", str(saved), "--players", "5", "--seed", "2")
+    assert run.exit_code == 0, run.output
+    run = invoke(built_once, "replay", str(saved))
+    assert run.exit_code == 0 and "Lo Shogun è il giocatore" in run.stdout
+    run = invoke(built_once, "simulate", SLUG, "--option", "espansione=rising-sun")
+    assert run.exit_code == 2 and "Rising Sun" in run.output and "Traceback" not in run.output

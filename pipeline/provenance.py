@@ -24,7 +24,7 @@ from .yamlfile import YamlDoc, read_yaml
 
 MIN_WORDS = 8
 QUOTED = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"\n]*\n?[^\"\n]*\"")
-# Markdown that is not text: heading anchors, link targets, emphasis marks are not words.
+# Markdown that is not text: heading anchors and link targets.
 MARKUP = re.compile(r"\{#[^}]*\}|\]\([^)]*\)")
 
 
@@ -123,7 +123,9 @@ def find_copies(
             )
 
 
-def protected_patterns(terms: Iterable[TermSource], card_names: Iterable[str]) -> list[re.Pattern]:
+def protected_patterns(
+    terms: Iterable[TermSource], card_names: Iterable[str]
+) -> list[re.Pattern[str]]:
     """Glossary forms (case-sensitive, as the rule text writes them) and card names."""
     patterns = [term_pattern(term) for term in terms]
     names = sorted({n for n in card_names if n.strip()}, key=len, reverse=True)
@@ -192,6 +194,7 @@ def _texts(entry: dict[str, Any], fields: Sequence[str]) -> Iterator[tuple[tuple
 
 
 def as_problem(hit: Hit, seed: Seed, game: str) -> Problem:
+    """One validate line per copy: where it is, which seed line, and the shared words."""
     return Problem(
         "error",
         f"{len(hit.words)} consecutive words are the seed's ({seed.name}:{hit.seed_line}): "

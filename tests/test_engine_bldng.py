@@ -1,0 +1,581 @@
+"""The BLDNG rules engine: one test per rule clause of games/bldng/rules.md (named after its
+anchor), the Jolly matching, the worked examples, seeded random games and the agent."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline.catalog import read_game
+from pipeline.database import build_database, open_engine
+from pipeline.engine.agents import RandomAgent, play
+from pipeline.examples import run_examples
+from pipeline.games.bldng import checks, matching
+from pipeline.games.bldng.agents import BuilderAgent
+from pipeline.games.bldng.engine import BldngRules, build_rules
+from pipeline.games.bldng.state import BldngState
+from pipeline.play import card_records, load_rules
+from pipeline.project import open_project
+from pipeline.validate import validate
+from tests.conftest import ROOT
+
+NOT_ENGINE: set[str] = set()
+# Player 1's Scacchiera lacks only a Triangolo rosso; player 2's Vetrata only a Triangolo giallo.
+SITE_1 = [
+    "cerchio-blu",
+    "cerchio-verde",
+    "quadrato-giallo",
+    "quadrato-rosso",
+    "rettangolo-blu",
+    "rettangolo-verde",
+    "triangolo-giallo",
+    "cerchio-rosso",
+]
+SITE_2 = [
+    "cerchio-rosso",
+    "cerchio-verde",
+    "quadrato-blu",
+    "quadrato-giallo",
+    "rettangolo-rosso",
+    "rettangolo-verde",
+    "triangolo-blu",
+    "cerchio-blu",
+]
+
+
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bldng") / "proj"
+    shutil.copytree(ROOT / "games", root / "games")
+    project = open_project(root)
+    build_database(project, validate(project, ["bldng"], layout=False).games)
+    return root
+
+
+@pytest.fixture(scope="module")
+def rules(built_once: Path) -> BldngRules:
+    return load_rules(open_project(built_once), "bldng")  # type: ignore[return-value]
+
+
+def at(
+    rules: BldngRules,
+    deck: list[str],
+    sites: list[list[str]] | None = None,
+    projects: list[str] | None = None,
+    **position: Any,
+) -> BldngState:
+    """Player 1's turn with the given deck; by default the two sites above, player 1 free to
+    take the Rettangolo giallo on the discards (so the turn waits for its first choice)."""
+    sites = sites or [SITE_1, SITE_2]
+    players = len(sites)
+    defaults = ["scacchiera", "vetrata", "cornice", "facciata", "torre", "muro"]
+    spec = {
+        "projects": projects or defaults[:players],
+        "sites": sites,
+        "deck": deck,
+        "discard": ["rettangolo-giallo"],
+        "previous_discard": True,
+        **position,
+    }
+    return rules.setup(spec, players)
+
+
+def move(rules: BldngRules, state: BldngState, *specs: dict[str, Any]) -> BldngState:
+    for spec in specs:
+        state.apply(rules.parse_action(state, spec))
+    return state
+
+
+def kinds(state: BldngState) -> list[str]:
+    return [e.kind for e in state.log if e.kind not in ("action", "chance")]
+
+
+def names(rules: BldngRules, cards: list[int]) -> list[str]:
+    return sorted(rules.codes[c] for c in cards)
+
+
+def random_game(rules: BldngRules, seed: int, players: int) -> BldngState:
+    state = rules.new_game(seed, players)
+    play(state, [RandomAgent(seed * 7 + p) for p in range(players)])
+    return state
+
+
+# -- 1. Il gioco --------------------------------------------------------------------------------
+
+
+def test_in_breve(rules):
+    state = rules.new_game(4, 3)
+    play(state, [BuilderAgent(p) for p in range(3)])
+    winner = state.outcome().winners[0]
+    assert state.outcome().how == "progetto"
+    assert rules.complete(state.project[winner], state.site[winner])
+
+
+def test_giocatori(rules):
+    for players in range(2, 7):
+        assert rules.new_game(1, players).num_players == players
+    for players in (1, 7):
+        with pytest.raises(ValueError, match="2 to 6"):
+            rules.new_game(1, players)
+
+
+def test_scopo(rules):
+    for seed in range(5):
+        state = rules.new_game(seed, 2)
+        play(state, [BuilderAgent(seed), BuilderAgent(seed + 1)])
+        (winner,) = state.outcome().winners
+        assert not rules.complete(state.project[1 - winner], state.site[1 - winner])
+
+
+# -- 2. Le carte --------------------------------------------------------------------------------
+
+
+def test_composizione(rules):
+    counts = {k: rules.kinds.count(k) for k in set(rules.kinds)}
+    assert counts == {"forma": 64, "jolly": 10, "progetto": 36, "evento": 15, "link": 1}
+
+
+def test_forme(rules):
+    plain = [c for c in range(len(rules.codes)) if rules.plain[c]]
+    assert len(plain) == 64 and all(rules.kinds[c] == "forma" for c in plain)
+    assert sorted({rules.element[c] for c in plain}) == list(range(16))
+
+
+def test_jolly(rules):
+    sizes = sorted(len(rules.fits[c]) for c in range(len(rules.codes)) if rules.kinds[c] == "jolly")
+    assert sizes == [4] * 8 + [16, 16]
+
+
+def test_progetti(rules):
+    projects = [c for c in range(len(rules.codes)) if rules.is_project[c]]
+    assert {rules.size[c] for c in projects} == {8, 10}
+    assert all(sum(rules.need[c].values()) == rules.size[c] for c in projects)
+    state = at(rules, ["quadrato-verde"])
+    assert state.limit(0) == 8 and state.limit(1) == 8
+
+
+def test_ordinati_e_sculture(rules, built_once):
+    """Only the elements count: moving every piece of a project changes nothing."""
+    records = card_records(open_project(built_once), "bldng")
+    moved = []
+    for r in records:
+        if r.code == "scacchiera":
+            elements = [{**e, "x": 6 - e["x"]} for e in reversed(r.data["elementi"])]
+            r = dataclasses.replace(
+                r, data={"elementi": elements}, attributes={**r.attributes, "tipo": "scultura"}
+            )
+        moved.append(r)
+    other = build_rules(moved, "moved")
+    for table in (rules, other):
+        state = at(table, ["triangolo-rosso"])
+        move(table, state, {"draw": True})
+        assert state.outcome().winners == (0,)
+
+
+def test_carte_what_happens(rules, built_once):
+    state = rules.new_game(3, 2)
+    in_deck = [c for c in state.deck + state.discard + state.resolving if rules.is_event[c]]
+    in_play = in_deck + [c for c in state.keep if c >= 0]
+    assert len(in_play) == 15
+    # effects come from the card data: a Reverse whose data says "salta-turno" skips
+    records = card_records(open_project(built_once), "bldng")
+    edited = [
+        dataclasses.replace(r, data={"effetto": "salta-turno"}) if r.code == "reverse" else r
+        for r in records
+    ]
+    other = build_rules(edited, "edited")
+    for table, skipped in ((rules, False), (other, True)):
+        state = at(table, ["reverse", "quadrato-verde"])
+        move(table, state, {"draw": True})
+        assert ("skip" in kinds(state)) == skipped
+
+
+def test_carta_link(rules):
+    state = rules.new_game(2, 4)
+    assert names(rules, state.zones()["fuori"]) == ["link-istruzioni"]
+
+
+# -- 3. Preparazione ----------------------------------------------------------------------------
+
+
+def test_due_mazzi(rules):
+    state = rules.new_game(5, 3)
+    zones = state.zones()
+    assert len(zones["progetti"]) == 33 and all(rules.is_project[c] for c in zones["progetti"])
+    assert all(rules.is_forma[c] or rules.is_event[c] for c in zones["mazzo"] + zones["scarti"])
+
+
+def test_primo_giocatore(rules):
+    state = rules.new_game(9, 4)
+    turns = [e.player for e in state.log if e.kind == "turn"]
+    assert turns[:4] == [0, 1, 2, 3] and state.direction == 1
+
+
+def test_pescare_progetto(rules):
+    state = rules.new_game(8, 4)
+    assert len(set(state.project)) == 4
+    seen = state.observation(2)
+    assert seen["project"] == state.project[2] and seen["known"] == [-1, -1, state.project[2], -1]
+    for seed in range(5):
+        copy = state.determinize(2, seed)
+        assert copy.project[2] == state.project[2]
+        assert copy.observation(2) == seen
+
+
+def test_prime_pescate(rules):
+    for seed in range(10):
+        state = rules.new_game(seed, 3)  # played until the first choice
+        drawn = [e.args[0] for e in state.log if e.kind == "draw"]
+        assert drawn and all(rules.is_forma[c] for c in drawn)  # Forme only, to the cantiere
+        assert not any(e.kind == "discard" and e.args[1] == "limite" for e in state.log)
+        p = state.current_player()
+        if state.decision_kind() == "discard" and state.tasks[-1][3] == "limite":
+            assert len(state.site[p]) > state.limit(p)
+
+
+def test_pescare(rules):
+    state = at(rules, ["reverse", "quadrato-verde", "cerchio-giallo"])
+    move(rules, state, {"draw": True})
+    assert names(rules, state.discard[-1:]) == ["reverse"]
+    assert len(state.site[0]) == 9  # the What happens was not the turn's card
+
+
+def test_limite_di_carte(rules):
+    state = at(rules, ["quadrato-verde"], keep={2: "you-can-have-up-to-15-cards"})
+    assert state.limit(0) == 8 and state.limit(1) == 15
+
+
+def test_pescare_e_scartare(rules):
+    state = at(rules, ["quadrato-verde", "cerchio-giallo"])
+    move(rules, state, {"draw": True})
+    assert state.decision_kind() == "discard"
+    assert ("discard", state.site[0][-1]) in state.legal_actions()  # the card just drawn too
+    move(rules, state, {"discard": "quadrato-verde"})
+    assert len(state.site[0]) == 8 and names(rules, state.discard[-1:]) == ["quadrato-verde"]
+
+
+def test_ultima_scartata(rules):
+    assert at(rules, ["quadrato-verde"]).legal_actions() == [("draw",), ("take",)]
+    # not when the previous player did not discard it
+    state = at(rules, ["quadrato-verde", "cerchio-giallo"], previous_discard=False)
+    assert state.decision_kind() == "discard"  # it drew at once
+    # not with a site short of the project's number
+    state = at(rules, ["quadrato-verde", "cerchio-giallo"], sites=[SITE_1[:7], SITE_2])
+    assert "take" not in kinds(state)
+    # not a What happens
+    state = at(rules, ["quadrato-verde"], discard=["skip-your-turn"])
+    assert state.decision_kind() == "discard"
+
+
+def test_carte_perdute(rules):
+    sites = [SITE_1[:7] + ["quadrato-verde"], ["cerchio-rosso", "triangolo-verde"]]
+    state = at(
+        rules,
+        ["steal-one-circle", "cerchio-giallo", "rettangolo-giallo", "triangolo-verde"],
+        sites=sites,
+    )
+    move(rules, state, {"draw": True}, {"discard": "quadrato-verde"})  # steals, then discards
+    move(rules, state, {"discard": "cerchio-giallo"})  # the turn's card
+    assert len(state.site[1]) == 2  # lost one, then drew one without discarding
+    assert not any(e.kind == "discard" and e.player == 1 for e in state.log)
+
+
+def test_mazzo_esaurito(rules):
+    state = at(rules, [], discard=["rettangolo-giallo", "quadrato-verde"])
+    move(rules, state, {"draw": True})
+    assert "reshuffle" in kinds(state) and len(state.deck) == 1 and state.discard == []
+    # nothing to draw and nothing to shuffle: no draw, no discard, until the stall
+    state = at(rules, [], sites=[SITE_1[:7], SITE_2], discard=[], previous_discard=False)
+    assert "no_card" in kinds(state) and "discard" not in kinds(state)
+    assert state.outcome().how == "stallo" and state.outcome().draw
+
+
+def test_cambio_limite(rules):
+    ten = [
+        "cerchio-verde",
+        "cerchio-verde",
+        "quadrato-giallo",
+        "quadrato-giallo",
+        "rettangolo-blu",
+        "rettangolo-blu",
+        "rettangolo-blu",
+        "triangolo-rosso",
+        "triangolo-rosso",
+        "cerchio-rosso",
+    ]
+    state = at(
+        rules,
+        ["change-subject", "quadrato-verde"],
+        sites=[ten, SITE_2],
+        projects=["facciata", "vetrata"],
+        projects_deck=["torre"],
+    )
+    move(rules, state, {"draw": True})
+    assert state.limit(0) == 8 and state.decision_kind() == "discard" and state.tasks[-1][2] == 2
+    move(rules, state, {"discard": "cerchio-rosso"}, {"discard": "triangolo-rosso"})
+    order = [k for k in kinds(state) if k in ("change", "discard", "whdone", "draw")]
+    assert order[-5:] == ["change", "discard", "discard", "whdone", "draw"]
+    assert len(state.site[0]) == 9 and state.decision_kind() == "discard"
+
+
+# -- 5. Completare il progetto ------------------------------------------------------------------
+
+
+def test_progetto_completo(rules):
+    extra = [*SITE_1, "quadrato-verde", "rettangolo-giallo", "cerchio-giallo"]
+    state = at(
+        rules, ["triangolo-rosso"], sites=[extra, SITE_2], keep={1: "you-can-have-up-to-15-cards"}
+    )
+    move(rules, state, {"draw": True})
+    assert state.outcome().winners == (0,)  # extra cards do not stand in the way
+
+
+def test_usare_jolly(rules):
+    need = {0: 1, 4: 1}  # Triangolo giallo, Cerchio giallo
+    shape_jolly, colour_jolly = frozenset({0, 1, 2, 3}), frozenset({0, 4, 8, 12})
+    assert matching.completes(need, [colour_jolly, shape_jolly])  # each to the one it can be
+    assert not matching.completes(need, [shape_jolly, shape_jolly])
+    assert matching.cover({0: 3}, [{0}, shape_jolly, colour_jolly, {1}]) == 3
+    site = [
+        "cerchio-blu",
+        "cerchio-verde",
+        "rettangolo-blu",
+        "rettangolo-verde",
+        "triangolo-rosso",
+        "jolly-triangolo",
+        "jolly-giallo",
+        "cerchio-rosso",
+    ]
+    state = at(rules, ["quadrato-rosso"], sites=[site, SITE_2])
+    move(rules, state, {"draw": True})
+    assert state.outcome().winners == (0,)
+
+
+def test_vittoria(rules):
+    complete_scacchiera = SITE_1[:7] + ["triangolo-rosso"]
+    complete_vetrata = SITE_2[:7] + ["triangolo-giallo"]
+    # after a Shift players 1 and 3 complete at once: the player of the turn wins
+    sites = [complete_vetrata, ["quadrato-blu"], complete_scacchiera]
+    state = at(
+        rules,
+        ["shift-all-subjects-to-the-right"],
+        sites=sites,
+        projects=["scacchiera", "vetrata", "cornice"],
+    )
+    move(rules, state, {"draw": True})
+    assert state.outcome().winners == (0,)
+    # players 2 and 3: the first that follows in the direction of play
+    sites = [SITE_1[:3], complete_vetrata, complete_scacchiera]
+    state = at(
+        rules,
+        ["shift-all-subjects-to-the-right"],
+        sites=sites,
+        projects=["scacchiera", "cornice", "vetrata"],
+    )
+    assert state.outcome().winners == (1,)
+
+
+# -- 6. What happens ----------------------------------------------------------------------------
+
+
+def test_what_happens_regole(rules):
+    # a What happens drawn during Take three cards waits until Take three cards is done
+    deck = ["take-three-cards", "quadrato-verde", "reverse", "cerchio-giallo", "rettangolo-giallo"]
+    state = at(rules, deck)
+    move(rules, state, {"draw": True}, {"discard": "quadrato-verde"}, {"discard": "cerchio-giallo"})
+    order = [k for k in kinds(state) if k in ("whdone", "reverse", "whathappens")]
+    assert order == ["whathappens", "whdone", "whathappens", "reverse", "whdone"]
+
+
+def test_take_three_cards(rules):
+    state = at(
+        rules,
+        [
+            "take-three-cards",
+            "quadrato-verde",
+            "rettangolo-giallo",
+            "triangolo-verde",
+            "cerchio-giallo",
+        ],
+    )
+    move(rules, state, {"draw": True})
+    assert state.tasks[-1][:3] == ("discard", 0, 3)
+    # a What happens among the three: only two to discard
+    state = at(
+        rules,
+        ["take-three-cards", "quadrato-verde", "reverse", "triangolo-verde", "cerchio-giallo"],
+    )
+    move(rules, state, {"draw": True})
+    assert state.tasks[-1][:3] == ("discard", 0, 2)
+
+
+def test_take_one_card(rules):
+    sites = [SITE_1, ["triangolo-rosso", "quadrato-blu"], ["cerchio-giallo"]]
+    deck = ["take-one-card-from-each-player", "quadrato-verde", "rettangolo-giallo"]
+    state = at(rules, deck, sites=sites)
+    move(rules, state, {"draw": True})
+    assert state.decision_kind() == "pick" and ("pass",) in state.legal_actions()
+    move(rules, state, {"pick": "quadrato-blu"}, {"pick": "cerchio-giallo"})
+    assert state.tasks[-1][:3] == ("discard", 0, 2) and state.site[2] == []
+    # nobody with a card: nothing taken
+    state = at(rules, deck, sites=[SITE_1, [], []])
+    move(rules, state, {"draw": True})
+    assert "nothing" in kinds(state)
+
+
+def test_steal_one(rules):
+    sites = [SITE_1, ["jolly-cerchio", "quadrato-blu"], ["triangolo-verde"]]
+    state = at(rules, ["steal-one-circle", "quadrato-verde"], sites=sites)
+    move(rules, state, {"draw": True})
+    assert "nothing" in kinds(state)  # a Jolly cannot be stolen
+    sites = [SITE_1, ["cerchio-blu", "jolly-cerchio"], ["cerchio-rosso"]]
+    state = at(rules, ["steal-one-circle", "quadrato-verde"], sites=sites)
+    move(rules, state, {"draw": True})
+    assert len(state.legal_actions()) == 2
+    move(rules, state, {"steal": "cerchio-rosso", "from": 3})
+    assert state.site[2] == [] and len(state.site[0]) == 9
+
+
+def test_shift(rules):
+    sites = [SITE_1, ["quadrato-blu"], ["triangolo-blu"], ["cerchio-giallo"]]
+    deck = ["shift-all-subjects-to-the-right", "quadrato-verde", "cerchio-giallo"]
+    for direction in (1, -1):  # always to the right, whatever the direction of play
+        state = at(rules, deck, sites=sites, direction=direction)
+        before = list(state.project)
+        move(rules, state, {"draw": True})
+        assert state.project == [before[1], before[2], before[3], before[0]]
+        assert state.observation(0)["known"][3] == before[0]  # it knows where its own went
+
+
+def test_change_subject(rules):
+    state = at(rules, ["change-subject", "quadrato-verde"], projects_deck=["torre", "muro"])
+    move(rules, state, {"draw": True})
+    assert rules.codes[state.project[0]] == "torre"
+    assert rules.codes[state.projects[0]] == "scacchiera"  # at the bottom
+
+
+def test_reverse(rules):
+    sites = [SITE_1, SITE_2[:2], ["cerchio-giallo"]]
+    state = at(
+        rules, ["reverse", "quadrato-verde", "rettangolo-giallo", "triangolo-verde"], sites=sites
+    )
+    move(rules, state, {"draw": True}, {"discard": "quadrato-verde"})
+    turns = [e.player for e in state.log if e.kind == "turn"]
+    assert next(e.args for e in state.log if e.kind == "reverse") == (-1,) and turns[1] == 2
+    # in two players the turn still passes to the other
+    state = at(rules, ["reverse", "quadrato-verde", "cerchio-giallo"])
+    move(rules, state, {"draw": True}, {"discard": "quadrato-verde"})
+    assert [e.player for e in state.log if e.kind == "turn"][1] == 1
+
+
+def test_give_5_cards_back(rules):
+    state = at(rules, ["give-5-cards-back", "quadrato-verde"])
+    move(rules, state, {"draw": True})
+    assert state.tasks[-1][:3] == ("discard", 0, 5)
+    for _ in range(5):
+        state.apply(state.legal_actions()[0])
+    assert len(state.site[0]) == 4  # three left, then the turn's card
+    state = at(
+        rules,
+        ["quadrato-verde", "give-5-cards-back", "cerchio-verde", "triangolo-verde"],
+        sites=[SITE_1, SITE_2[:3]],
+        player=1,
+    )
+    move(rules, state, {"draw": True}, {"discard": "quadrato-verde"})
+    assert names(rules, state.site[1]) == ["cerchio-verde"]  # all three went
+
+
+def test_skip_your_turn(rules):
+    state = at(rules, ["skip-your-turn", "quadrato-verde"])
+    move(rules, state, {"draw": True})
+    assert len(state.site[0]) == 8 and state.player == 1
+
+
+def test_fino_a_15_carte(rules):
+    state = at(rules, ["you-can-have-up-to-15-cards", "quadrato-verde", "cerchio-giallo"])
+    move(rules, state, {"draw": True})
+    assert state.limit(0) == 15 and len(state.site[0]) == 9
+    assert rules.codes[state.keep[0]] == "you-can-have-up-to-15-cards"
+    assert state.keep[0] not in state.discard
+
+
+def test_turno_in_breve(rules):
+    state = at(rules, ["reverse", "quadrato-verde", "cerchio-giallo"])
+    move(rules, state, {"draw": True}, {"discard": "quadrato-verde"})
+    turn = kinds(state)[: kinds(state).index("turn", 1)]
+    assert turn == ["turn", "whathappens", "reverse", "whdone", "draw", "discard"]
+
+
+def test_rules_clauses_have_tests(built_once):
+    with open_engine(open_project(built_once)) as engine:
+        sections = read_game(engine, "bldng").sections
+    anchors = [s.anchor for s in sections if s.level >= 3]
+    assert len(anchors) > 30
+    missing = [
+        a for a in anchors if a not in NOT_ENGINE and f"test_{a.replace('-', '_')}" not in globals()
+    ]
+    assert not missing, f"clauses without a test: {missing}"
+
+
+# -- the matching, the whole engine -------------------------------------------------------------
+
+
+def test_the_validate_check_uses_the_engine_matching(rules):
+    assert checks.cover is matching.cover
+    need = {(s, "Rosso"): 1 for s in checks.SHAPES}
+    plain = {pair: 4 for pair in need}
+    jolly = [{("Cerchio", "Rosso"), ("Cerchio", "Blu")}]
+    assert checks._jolly_needed({**need, ("Cerchio", "Rosso"): 5}, plain, jolly) == (1, 0)
+    assert checks._jolly_needed({**need, ("Cerchio", "Rosso"): 6}, plain, jolly) == (2, 1)
+
+
+def test_examples(built_once, rules):
+    results = run_examples(open_project(built_once), "bldng", rules)
+    assert len(results) >= 10
+    assert [f for r in results for f in r.failures] == []
+    clauses = {r.clause for r in results}
+    assert {
+        "ultima-scartata",
+        "usare-jolly",
+        "shift",
+        "change-subject",
+        "give-5-cards-back",
+    } <= clauses
+    assert {"fino-a-15-carte", "mazzo-esaurito"} <= clauses
+
+
+def test_random_games_keep_the_invariants(rules):
+    for seed in range(40):
+        players = 2 + seed % 5
+        state = rules.new_game(seed, players)
+        rng = random.Random(seed)
+        cards = sorted(c for z in state.zones().values() for c in z)
+        while not state.is_terminal():
+            state.apply(rng.choice(state.legal_actions()))
+            assert rules.invariants(state) == []
+        assert sorted(c for z in state.zones().values() for c in z) == cards
+
+
+def test_builder_beats_random(rules):
+    wins = 0
+    for i in range(200):
+        me = i % 2
+        agents: list[Any] = [RandomAgent(i), RandomAgent(i + 1)]
+        agents[me] = BuilderAgent(i)
+        state = rules.new_game(7000 + i, 2)
+        play(state, agents)
+        wins += me in state.outcome().winners
+    assert wins >= 170, wins
+
+
+def test_figures(rules):
+    summaries = [rules.summarize(random_game(rules, seed, 3)) for seed in range(30)]
+    tables = {t.key: t for t in rules.figures(summaries, 3)}
+    assert set(tables) == {"what-happens", "progetti-elementi", "progetti-tipo"}
+    assert len(tables["what-happens"].rows) == 12  # the four Steal cards apart
+    assert sum(row[1] for row in tables["progetti-elementi"].rows) == 90

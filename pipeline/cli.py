@@ -501,19 +501,20 @@ def faces_cmd(
             "--out", "-o", help="PDF to write. Default: build/faces/GAME-facce.pdf.", dir_okay=False
         ),
     ] = None,
+    guides: Annotated[
+        bool,
+        typer.Option(
+            "--guides", help="Draw the cut line with rounded corners and the safe area."
+        ),
+    ] = False,
 ) -> None:
     """Preview every distinct card face of a game, one per page, at trim size plus bleed."""
-    from .catalog import read_game
-    from .database import open_engine
-    from .render.faces import preview
-    from .settings import site_url
+    from .render.deck import build_preview
 
     project = _project(ctx)
     _check_games(project, [game])
-    with open_engine(project) as engine:
-        info = read_game(engine, game)
     target = out or project.build_dir / "faces" / f"{game}-facce.pdf"
-    preview(info, project.templates_dir, site_url(project), target)
+    build_preview(project, game, target, guides)
     typer.echo(f"wrote {project.rel(target)}")
 
 

@@ -4,6 +4,7 @@ pypdfium2, images measured with Pillow)."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import time
 from decimal import Decimal
@@ -24,15 +25,15 @@ from pipeline.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
 PT = 72 / 25.4
 
 
-def _type0_fonts(path: Path) -> list[tuple[str, bytes]]:
-    """(BaseFont, program bytes) of every composite font in the file."""
+def _type0_fonts(path: Path) -> list[tuple[str, tuple[int, int], bytes]]:
+    """(BaseFont, program object, program bytes) of every composite font in the file."""
     found = []
     with pikepdf.open(path) as pdf:
         for obj in pdf.objects:
             if isinstance(obj, pikepdf.Dictionary) and obj.get("/Subtype") == "/Type0":
                 descriptor = obj.DescendantFonts[0].FontDescriptor
                 program = descriptor.get("/FontFile3") or descriptor.get("/FontFile2")
-                found.append((str(obj.BaseFont), program.read_bytes()))
+                found.append((str(obj.BaseFont), program.objgen, program.read_bytes()))
     return found
 
 
@@ -50,10 +51,12 @@ def test_fonts_one_subset_per_name_and_incremental_equals_clean(
     assert incremental.read_bytes() == clean.read_bytes()
     assert incremental.read_bytes() != first.read_bytes()
     fonts = _type0_fonts(incremental)
-    names = [name for name, _ in fonts]
+    names = [name for name, _, _ in fonts]
     assert len(names) == len(set(names)), names  # one font object per name
-    programs = {name: program for name, program in fonts}
-    assert len(set(programs.values())) == len(programs)  # and different programs
+    programs = {objgen: data for _, objgen, data in fonts}
+    assert len(set(programs.values())) == len(programs)  # each program embedded once
+    tags = {data: name.split("+")[0] for name, _, data in fonts}
+    assert len(set(tags.values())) == len(tags)  # and named after its own bytes
     assert any("Inter" in name for name in names)
 
 
@@ -214,3 +217,94 @@ def test_placeholder_site_url_is_reported(prova: Path) -> None:
     assert "site_url is the placeholder" in run.stderr
     run = invoke(prova, "validate", "prova", env={"CARTIERA_SITE_URL": "https://carte.example/"})
     assert "placeholder" not in run.stderr
+
+
+# -- the faces: labels, tight boxes, the reconstructed mark -------------------------------
+
+CAP_HEIGHT = 0.727  # Inter's capital height, in em
+
+
+@pytest.fixture(scope="module")
+def previews(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("faces")
+    paths = {}
+    for slug in ("bless", "blitz", "samurai-sword", "mazzo", "bldng"):
+        paths[slug] = out / f"{slug}.pdf"
+        run = invoke(shared_project, "faces", slug, "--out", str(paths[slug]))
+        assert run.exit_code == 0, run.output
+    return paths
+
+
+def _words(path: Path, word: str) -> list[list[tuple[float, float, float, float]]]:
+    """Every occurrence of `word` (case as printed): its character boxes in mm, from the
+    page's top left."""
+    found = []
+    document = pdfium.PdfDocument(path)
+    for page in document:
+        textpage = page.get_textpage()
+        text = textpage.get_text_range()
+        height = page.get_height()
+        start = text.find(word)
+        while start >= 0:
+            boxes = []
+            for k in range(len(word)):
+                left, bottom, right, top = textpage.get_charbox(start + k)
+                boxes.append((left / PT, (height - top) / PT, right / PT, (height - bottom) / PT))
+            found.append(boxes)
+            start = text.find(word, start + 1)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("slug", "word", "capital"),
+    [
+        ("samurai-sword", "RESISTENZA", "R"),
+        ("samurai-sword", "Gioco base", "G"),  # the footer
+        ("bless", "OCCHIO", "H"),
+        ("bless", "KARMA", "K"),
+        ("bless", "LuceOmbra", "L"),  # the footer
+    ],
+)
+def test_labels_are_at_least_6_pt(previews, slug: str, word: str, capital: str) -> None:
+    """Defect 9: labels measured by the height of a capital letter on the page."""
+    occurrences = _words(previews[slug], word)
+    assert occurrences, word
+    for boxes in occurrences:
+        _, top, _, bottom = boxes[word.index(capital)]
+        size_pt = (bottom - top) * PT / CAP_HEIGHT
+        assert size_pt >= 5.9, (word, round(size_pt, 2))
+
+
+def test_the_two_tight_boxes_have_room(previews) -> None:
+    """Defect 9: Mazzo's "10" keeps 1 mm from its slot's edge, BLITZ's SCAMBIA 1 mm from the
+    medallion's ring."""
+    slot_inner_right = 3 + 3 + 14.5 - 0.45  # bleed, safe, slot width, border
+    tens = [b for b in _words(previews["mazzo"], "10") if b[0][0] < slot_inner_right]
+    assert tens
+    for boxes in tens:
+        assert slot_inner_right - boxes[-1][2] >= 1.0
+        assert boxes[0][0] - (3 + 3 + 0.45) >= 1.0
+    ring = (3 + 3 + 13.75 + 15, 3 + 3 + 7 + 15, 15)  # centre x, y and radius (mm)
+    labels = _words(previews["blitz"], "SCAMBIA")
+    assert labels
+    for boxes in labels:
+        if boxes[0][1] > 20:  # the turned index at the bottom is far from the ring
+            continue
+        gap = min(
+            math.hypot(x - ring[0], y - ring[1]) - ring[2]
+            for box in boxes
+            for x in box[0::2]
+            for y in box[1::2]
+        )
+        assert gap >= 1.0, gap
+
+
+def test_reconstructed_cards_are_marked_on_the_card(previews, shared_project: Path) -> None:
+    """Defect 8: every reconstructed card's face says so; official ones do not."""
+    expected = {"blitz": 4, "mazzo": 31, "bldng": 36, "bless": 0}
+    for slug, count in expected.items():
+        document = pdfium.PdfDocument(previews[slug])
+        marked = sum("RICOSTRUITA" in page.get_textpage().get_text_range() for page in document)
+        assert marked == count, slug
+    game = load_faces(open_project(shared_project), "blitz", 3.0).game
+    assert sum(c.status == "reconstructed" for c in game.cards) == 4

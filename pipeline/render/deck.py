@@ -26,7 +26,7 @@ from ..settings import site_url
 from ..templating import environment
 from .faces import DeckFaces, Ink, deck_faces, render_faces
 from .layout import Axis, Duplex, Mark, Rect, SheetLayout, fold_layouts
-from .paper import BLEED_MM, PAPERS, PRINTABLE_MM, PT_PER_MM, Size
+from .paper import BLEED_MM, PAPERS, PRINTABLE_MM, PT_PER_MM, SAFE_MM, Size
 from .sheets import Imposer, chunks, marks_stream
 
 Layout = Literal["sheets", "cards", "fold"]
@@ -506,3 +506,60 @@ def deck_summary(project: Project, result: DeckResult) -> str:
     if result.coverage:
         line += "; ink coverage per sheet: " + ", ".join(f"{c:g}%" for c in result.coverage)
     return line
+
+
+CORNER_MM = 3.0  # the usual die-cut corner radius of playing cards
+
+
+def build_preview(project: Project, slug: str, out: Path, guides: bool = False) -> Path:
+    """Every distinct face of a game in one PDF, one per page at trim + bleed, from the
+    face cache (only new or changed faces are rendered). `guides` draws the trim with
+    its rounded corners and the safe area over each face."""
+    faces = load_faces(project, slug, BLEED_MM)
+    digests = list(faces.faces)
+    paths = render_faces(faces, face_cache(project), digests)
+    imposer = Imposer(f"{faces.game.name} — facce", paths, project.cache_dir / "fonts")
+    page = faces.page
+    full = Rect(0, 0, page.width, page.height)
+    overlay = _guides(faces) if guides else b""
+    for digest in digests:
+        imposer.add_page(page, [(digest, full, full, 0)], overlay)
+    atomic_write(out, imposer.save())
+    return out
+
+
+def _guides(faces: DeckFaces) -> bytes:
+    """The cut line with rounded corners (magenta) and the safe area (cyan, dashed)."""
+    b, trim, h = faces.bleed, faces.trim, faces.page.height
+
+    def rounded(x: float, y: float, w: float, hh: float, r: float) -> str:
+        k = 0.5523 * r
+        pts = [
+            f"{_pt(x + r)} {_pt(h - y)} m",
+            f"{_pt(x + w - r)} {_pt(h - y)} l",
+            f"{_pt(x + w - r + k)} {_pt(h - y)} {_pt(x + w)} {_pt(h - y - r + k)} "
+            f"{_pt(x + w)} {_pt(h - y - r)} c",
+            f"{_pt(x + w)} {_pt(h - y - hh + r)} l",
+            f"{_pt(x + w)} {_pt(h - y - hh + r - k)} {_pt(x + w - r + k)} {_pt(h - y - hh)} "
+            f"{_pt(x + w - r)} {_pt(h - y - hh)} c",
+            f"{_pt(x + r)} {_pt(h - y - hh)} l",
+            f"{_pt(x + r - k)} {_pt(h - y - hh)} {_pt(x)} {_pt(h - y - hh + r - k)} "
+            f"{_pt(x)} {_pt(h - y - hh + r)} c",
+            f"{_pt(x)} {_pt(h - y - r)} l",
+            f"{_pt(x)} {_pt(h - y - r + k)} {_pt(x + r - k)} {_pt(h - y)} "
+            f"{_pt(x + r)} {_pt(h - y)} c",
+        ]
+        return " ".join(pts) + " S"
+
+    safe = SAFE_MM
+    return (
+        "q 0.5 w 0 1 0 0 K "
+        + rounded(b, b, trim.width, trim.height, CORNER_MM)
+        + " 1 0 0 0 K [2 1.5] 0 d "
+        + rounded(b + safe, b + safe, trim.width - 2 * safe, trim.height - 2 * safe, 1.0)
+        + " Q\n"
+    ).encode()
+
+
+def _pt(mm: float) -> str:
+    return f"{mm * PT_PER_MM:.3f}"

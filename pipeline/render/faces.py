@@ -295,13 +295,3 @@ def _measure(document: Any) -> dict[int, list[dict[str, str]]]:
                     {"field": element.get("data-fit"), "how": ", ".join(problems)}
                 )
     return result
-
-
-def preview(game: GameInfo, templates: Path, site_url: str, out: Path) -> Path:
-    """Every distinct face of a game in one PDF, for designers to look at."""
-    from weasyprint import HTML
-
-    deck = deck_faces(game, templates, site_url)
-    html = face_document(deck, list(deck.faces))
-    atomic_write(out, HTML(string=html).write_pdf(font_config=_font_config()))
-    return out

@@ -1,4 +1,4 @@
-"""One embedded subset per font per output PDF, named after its own glyphs.
+"""One embedded subset per font file per output PDF, named after its own glyphs.
 
 Every face comes from its own small WeasyPrint PDF with its own font subsets, all under
 one name per font ("ABCDEF+Inter-Bold"). Imposed together they would carry many programs
@@ -50,11 +50,10 @@ def installed_fonts() -> dict[str, Path]:
 
 @dataclass
 class _Group:
-    """Every Type0 font of one output that has the same name after its subset tag."""
+    """Every Type0 font of one output cut from the same installed font file."""
 
     members: list[pikepdf.Object] = field(default_factory=list)
     widths: dict[int, float] = field(default_factory=dict)
-    unicode: dict[int, str] = field(default_factory=dict)
 
 
 def _widths(array: pikepdf.Array) -> dict[int, float]:
@@ -178,37 +177,52 @@ def _w_array(widths: dict[int, float]) -> pikepdf.Array:
 
 def _merged(
     pdf: pikepdf.Pdf, original: Path, group: _Group, cache_dir: Path | None
-) -> pikepdf.Object:
-    """One Type0 font standing for every member of the group."""
-    names = sorted({str(m.BaseFont)[1:].split("+", 1)[-1] for m in group.members})
-    name = min(names, key=len)
-    first = next(m for m in group.members if str(m.BaseFont).endswith("+" + name))
+) -> dict[tuple[int, int], pikepdf.Object]:
+    """One program for every member of the group, and one Type0 font per name the
+    members had (a small-caps face maps the same glyphs to other text): member objgen
+    -> its replacement."""
+    first = group.members[0]
     found = _program(first)
     assert found is not None  # members are chosen for having a program
     program_key = found[1]
     data = subset_font(original, sorted({0, *group.widths}), cache_dir)
-    base = f"{_tag(data)}+{name}"
+    tag = _tag(data)
     extra = (
         {"/Subtype": pikepdf.Name.OpenType}
         if program_key == "/FontFile3"
         else {"/Length1": len(data)}
     )
     program = pdf.make_stream(data, pikepdf.Dictionary(extra))
-    descendant = first.DescendantFonts[0]
-    descriptor = pikepdf.Dictionary(
-        {k: v for k, v in descendant.FontDescriptor.items() if k != program_key}
-    )
-    descriptor.FontName = pikepdf.Name("/" + base)
-    descriptor[program_key] = program
-    cid_font = pikepdf.Dictionary({k: v for k, v in descendant.items()})
-    cid_font.BaseFont = pikepdf.Name("/" + base)
-    cid_font.FontDescriptor = pdf.make_indirect(descriptor)
-    cid_font.W = _w_array(group.widths)
-    font = pikepdf.Dictionary({k: v for k, v in first.items()})
-    font.BaseFont = pikepdf.Name("/" + base)
-    font.DescendantFonts = pikepdf.Array([pdf.make_indirect(cid_font)])
-    font.ToUnicode = pdf.make_stream(_cmap(group.unicode))
-    return pdf.make_indirect(font)
+    by_name: dict[str, list[pikepdf.Object]] = {}
+    for member in group.members:
+        by_name.setdefault(str(member.BaseFont)[1:].split("+", 1)[-1], []).append(member)
+    out: dict[tuple[int, int], pikepdf.Object] = {}
+    for name in sorted(by_name):
+        members = by_name[name]
+        unicode: dict[int, str] = {}
+        for member in members:
+            if "/ToUnicode" in member:
+                for gid, text in _to_unicode(member.ToUnicode).items():
+                    unicode.setdefault(gid, text)
+        base = pikepdf.Name(f"/{tag}+{name}")
+        descendant = members[0].DescendantFonts[0]
+        descriptor = pikepdf.Dictionary(
+            {k: v for k, v in descendant.FontDescriptor.items() if k != program_key}
+        )
+        descriptor.FontName = base
+        descriptor[program_key] = program
+        cid_font = pikepdf.Dictionary({k: v for k, v in descendant.items()})
+        cid_font.BaseFont = base
+        cid_font.FontDescriptor = pdf.make_indirect(descriptor)
+        cid_font.W = _w_array(group.widths)
+        font = pikepdf.Dictionary({k: v for k, v in members[0].items()})
+        font.BaseFont = base
+        font.DescendantFonts = pikepdf.Array([pdf.make_indirect(cid_font)])
+        font.ToUnicode = pdf.make_stream(_cmap(unicode))
+        merged = pdf.make_indirect(font)
+        for member in members:
+            out[member.objgen] = merged
+    return out
 
 
 def _font_dicts(obj: pikepdf.Object) -> list[pikepdf.Dictionary]:
@@ -250,15 +264,9 @@ def unify_fonts(pdf: pikepdf.Pdf, cache_dir: Path | None = None) -> None:
         group = groups.setdefault(originals[key], _Group())
         group.members.append(obj)
         group.widths.update(_widths(obj.DescendantFonts[0].get("/W", pikepdf.Array())))
-        if "/ToUnicode" in obj:
-            for gid, text in _to_unicode(obj.ToUnicode).items():
-                group.unicode.setdefault(gid, text)
     replace: dict[tuple[int, int], pikepdf.Object] = {}
     for original in sorted(groups):
-        group = groups[original]
-        merged = _merged(pdf, original, group, cache_dir)
-        for member in group.members:
-            replace[member.objgen] = merged
+        replace.update(_merged(pdf, original, groups[original], cache_dir))
     for obj in list(pdf.objects):
         for fonts in _font_dicts(obj):
             for key, value in list(fonts.items()):

@@ -49,7 +49,7 @@ class SamuraiState(Table):
         pool = []
         for name, chosen in cards.roles.items():
             count = ROLES_BY_PLAYERS[n].get(name, 0)
-            if 0 < count < len(chosen):  # e.g. two of the three Ninja, unseen (rule 3.2)
+            if 0 < count < len(set(chosen)):  # e.g. two of the three Ninja, unseen (rule 3.2)
                 kept = self.chance.sample(name, list(range(len(chosen))), count)
                 self.aside += [chosen[i] for i in range(len(chosen)) if i not in kept]
                 chosen = [chosen[i] for i in sorted(kept)]
@@ -189,7 +189,7 @@ class SamuraiState(Table):
             else:
                 self._next_turn()
             return
-        if action == ABILITY:  # Nobunaga: 1 resistence, never the last, for a card
+        if action == ABILITY:  # Nobunaga: 1 resistance, never the last, for a card
             self.res[p] -= 1
             self.log.append(Event("ability", p, ("resistenza",)))
             self._draw(p, 1)
@@ -367,7 +367,7 @@ class SamuraiState(Table):
                 return -1
         return self.deck.pop()
 
-    def _draw(self, p: int, count: int, source: str = "mazzo") -> None:
+    def _draw(self, p: int, count: int) -> None:
         drawn = 0
         for _ in range(count):
             c = self._take()
@@ -376,7 +376,7 @@ class SamuraiState(Table):
             self.hands[p].append(c)
             drawn += 1
         if drawn:
-            self.log.append(Event("draw", p, (drawn, source)))
+            self.log.append(Event("draw", p, (drawn, "mazzo")))
 
     # -- the turn (rules 5.1-5.6, 7.5) -----------------------------------------------------
 

@@ -73,7 +73,6 @@ class Table:
         "front",
         "hands",
         "honour",
-        "how",
         "known",
         "log",
         "maxres",
@@ -116,7 +115,6 @@ class Table:
         self.ctx: tuple[int, ...] = ()
         self.queue: list[int] = []
         self.over: Outcome | None = None
-        self.how = ""
         self._legal: list[Action] | None = None
 
     def starting_honour(self, p: int) -> int:
@@ -227,7 +225,6 @@ class Table:
                     self.log.append(Event("score", -1, (team, scores[team])))
         n = self.num_players
         self.log.append(Event("end", -1, (how, winner_team)))
-        self.how = how
         self.over = Outcome(
             winners=tuple(p for p in range(n) if self.team(p) == winner_team),
             how=how,
@@ -351,6 +348,5 @@ class Table:
         other.ctx = self.ctx
         other.queue = list(self.queue)
         other.over = self.over
-        other.how = self.how
         other._legal = None
         return other

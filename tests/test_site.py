@@ -30,10 +30,8 @@ ENGLISH = re.compile(
 
 
 @pytest.fixture(scope="session")
-def offline_site(shared_project: Path) -> Path:
-    run = invoke(shared_project, "site", "--offline")
-    assert run.exit_code == 0, run.output
-    return shared_project / "build" / "site-offline"
+def offline_site(session_offline_site: Path) -> Path:
+    return session_offline_site
 
 
 class Page(HTMLParser):

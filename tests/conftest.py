@@ -212,6 +212,14 @@ def session_site(shared_project: Path) -> Path:
     return shared_project / "build" / "site"
 
 
+@pytest.fixture(scope="session")
+def session_offline_site(shared_project: Path) -> Path:
+    """The offline variant of the same site (`cartiera site --offline`), built once."""
+    run = invoke(shared_project, "site", "--offline")
+    assert run.exit_code == 0, run.output
+    return shared_project / "build" / "site-offline"
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass

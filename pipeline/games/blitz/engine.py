@@ -17,7 +17,6 @@ from .cards import (
     COLLECTION,
     COLLECTIONS_NEEDED,
     PLAYERS_PER_DECK,
-    RAINBOW,
     CardTable,
     collection_key,
     plan_keys,
@@ -122,43 +121,43 @@ class BlitzRules(ScenarioMixin, FiguresMixin):
         return narrate(self.table, events)
 
     def invariants(self, state: BlitzState) -> list[str]:
-        """Cards in one zone each, only whole collections counted complete, scores and the
-        end consistent, the decision well formed."""
+        """Cards in one zone each, only whole collections counted complete, only collection
+        cards on the tables, the end reached once and when due, the decision well formed."""
         out: list[str] = []
         inst = state.inst
+        role, kind = inst.role, inst.type
         every = [c for cards in state.zones().values() for c in cards]
-        if sorted(every) != list(range(len(inst.card))):
+        total = len(inst.card)
+        if len(every) != total or len(set(every)) != total or max(every) >= total:
             twice = [c for c, k in Counter(every).items() if k > 1]
             out.append(f"card instances lost or doubled (twice: {twice})")
+        complete = [0] * state.num_players
         for p in range(state.num_players):
+            complete[p] = len(state.comp[p])
             for key, cards in state.comp[p]:
-                if collection_key([inst.type[c] for c in cards]) != key:
+                if collection_key([kind[c] for c in cards]) != key:
                     out.append(f"player {p + 1} counts {cards} as a complete collection")
-            for c in [*state.loose[p], *(c for _, cs in state.comp[p] for c in cs)]:
-                if inst.role[c] != COLLECTION:
-                    out.append(f"player {p + 1} has a card that is not a collection card exposed")
-            want = len(state.loose[p]) + sum(8 if k == RAINBOW else 10 for k, _ in state.comp[p])
-            if state.points(p) != want:
-                out.append(f"player {p + 1} scores {state.points(p)}, not {want}")
-        if any(inst.role[c] == COLLECTION for c in state.discards):
+            if any(role[c] != COLLECTION for c in state.loose[p]):
+                out.append(f"player {p + 1} has a card that is not a collection card exposed")
+        if any(role[c] == COLLECTION for c in state.discards):
             out.append("a collection card is among the discards")
         if state.shown and not state.blitz_mode:
             out.append("the BLITZ card was played but BLITZ mode is off")
-        if not state.is_terminal():
+        if state.result is None:
             p = state.turn_player
             if state.phase == MAIN and plan_keys(tuple(state._type_counts(p))) != sorted(
                 k for k, _ in state.comp[p]
             ):
                 out.append(f"player {p + 1} is not arranged at their best in their own turn")
-            for team in set(state.team):
-                if state.team_collections(team) >= state.needed:
+            for team, members in state.members.items():
+                if sum(complete[q] for q in members) >= state.needed:
                     out.append(f"team {team} has the collections that win, yet the game goes on")
-            if not state.legal_actions() or state.current_player() < 0:
+            if not state._options or state.current_player() < 0:
                 out.append("no decision before the end")
             if state.exposes_left < 0:
                 out.append("more cards exposed than the turn allows")
-        elif state.outcome() is None:
-            out.append("a finished game without an outcome")
+        elif sum(e.kind == "end" for e in state.log) != 1:
+            out.append("the game ended more than once")
         return out
 
 

@@ -13,6 +13,19 @@ def player_name(p: int) -> str:
     return f"Giocatore {p + 1}"
 
 
+def _the(players: Sequence[int], prep: str = "", cap: bool = False, hand: bool = False) -> str:
+    """ "il Giocatore 2", "ai Giocatori 2 e 3", "dalla mano del Giocatore 1": with the
+    article and preposition joined as Italian wants them."""
+    many = len(players) > 1
+    numbers = _join([str(p + 1) for p in players])
+    if hand:
+        word = "dalla mano" if prep == "da" else "la mano"
+        return f"{word} {'dei Giocatori' if many else 'del Giocatore'} {numbers}"
+    article = {"": ("il", "i"), "a": ("al", "ai"), "di": ("del", "dei"), "da": ("dal", "dai")}
+    text = f"{article[prep][many]} {'Giocatori' if many else 'Giocatore'} {numbers}"
+    return text[0].upper() + text[1:] if cap else text
+
+
 def _join(words: Sequence[str]) -> str:
     words = list(words)
     if not words:
@@ -41,7 +54,7 @@ class Narrator:
         return f"collezione di quattro {self.table.types[key]} (10 punti)"
 
     def sentence(self, e: Event) -> str | None:
-        who = player_name(e.player) if e.player >= 0 else ""
+        who = _the([e.player], cap=True) if e.player >= 0 else ""
         a = e.args
         kind = e.kind
         if kind == "setup":
@@ -55,23 +68,24 @@ class Narrator:
         if kind == "deal":
             return f"{who} riceve {len(a[0])} carte coperte."
         if kind == "turn":
-            return f"Turno {a[0]}: gioca {who}."
+            return f"Turno {a[0]}: tocca {_the([e.player], 'a')}."
         if kind == "skip":
             return f"{who} salta questo turno per effetto di un Blocca."
         if kind == "draw":
             source, cs = a
             if source >= 0:
-                return f"{who} pesca a caso dalla mano di {player_name(source)}: {self.cards(cs)}."
+                whose = _the([source], "da", hand=True)
+                return f"{who} pesca alla cieca {whose}: {self.cards(cs)}."
             if not cs:
                 return f"{who} non trova più carte nel mazzo di pesca."
-            return f"{who} prende dal mazzo di pesca {self.cards(cs)}."
+            return f"{who} pesca dal mazzo: {self.cards(cs)}."
         if kind == "no_draw":
             return f"{who} non ha da dove pescare e passa alle altre fasi."
         if kind == "expose":
             c, owner = a
             if owner == e.player:
-                return f"{who} mette sul tavolo {self.card(c)}."
-            return f"{who} aggiunge {self.card(c)} a una collezione di {player_name(owner)}."
+                return f"{who} espone sul tavolo {self.card(c)}."
+            return f"{who} aggiunge {self.card(c)} a una collezione {_the([owner], 'di')}."
         if kind == "complete":
             return f"{who} ha ora una {self.collection(a[0])}."
         if kind == "play":
@@ -79,43 +93,42 @@ class Narrator:
             if target < 0:
                 return f"{who} gioca {self.card(c)}."
             how = {"mano": ", mano con mano", "tavolo": ", sul tavolo"}.get(mode, "")
-            return f"{who} gioca {self.card(c)} contro {player_name(target)}{how}."
+            return f"{who} gioca {self.card(c)} contro {_the([target])}{how}."
         if kind == "block":
-            return f"{who} posa un {self.card(a[0])} contro {player_name(a[1])}."
+            return f"{who} posa un {self.card(a[0])} contro {_the([a[1]])}."
         if kind == "let":
             return f"{who} lascia passare senza bloccare."
         if kind == "resolve":
             effective, skips = a
             text = "L'azione va a segno" if effective else "L'azione resta senza effetto"
             if skips:
-                names = _join([player_name(q) for q in skips])
                 verb = "salta" if len(skips) == 1 else "saltano"
-                text += f"; {names} {verb} il prossimo turno"
+                text += f"; {_the(skips)} {verb} il prossimo turno"
             return text + "."
         if kind == "reveal":
-            return f"{player_name(a[0])} mostra a tutti la sua mano: {self.cards(a[1])}."
+            return f"{_the([a[0]], cap=True)} mostra a tutti la sua mano: {self.cards(a[1])}."
         if kind == "swap_hand":
             q, took, gave = a
             return (
-                f"{who} prende {self.card(took)} dalla mano di {player_name(q)} "
+                f"{who} prende {self.card(took)} {_the([q], 'da', hand=True)} "
                 f"e in cambio gli cede {self.card(gave)}."
             )
         if kind == "swap_table":
             q, gave, took, broke = a
             text = (
                 f"{who} scambia sul tavolo il suo {self.card(gave)} con {self.card(took)} "
-                f"di {player_name(q)}"
+                f"{_the([q], 'di')}"
             )
-            return text + (", e la collezione completa di quest'ultimo si disfa." if broke else ".")
+            return text + (", la cui collezione completa si disfa." if broke else ".")
         if kind == "steal":
             q, key, _ = a
-            return f"{who} porta via a {player_name(q)} la sua {self.collection(key)}."
+            return f"{who} porta via {_the([q], 'a')} la sua {self.collection(key)}."
         if kind == "blitz":
             targets, cs = a
-            whom = _join([player_name(q) for q in targets]) if targets else "nessuno"
+            whom = _the(targets, "a") if targets else "a nessuno"
             return (
-                f"{who} gioca la carta BLITZ: prende a {whom} le carte sciolte sul tavolo "
-                f"({self.cards(cs)}). Da qui in avanti vale la modalità BLITZ."
+                f"{who} gioca la carta BLITZ e prende {whom} le carte sciolte sul tavolo: "
+                f"{self.cards(cs)}. Da qui in avanti vale la modalità BLITZ."
             )
         if kind == "fizzle":
             return f"{self.card(a[0])} non ha effetto: una delle due mani è rimasta vuota."
@@ -132,15 +145,19 @@ class Narrator:
 
     def ending(self, how: str, winners: Sequence[int], scores: Sequence[int]) -> str:
         points = ", ".join(f"{player_name(p)} {s}" for p, s in enumerate(scores))
-        names = _join([player_name(p) for p in winners])
+        names = _the(winners)
+        plural = len(winners) > 1
+        reach = "raggiungono" if plural else "raggiunge"
         cause = {
-            "collezioni": f"{names} raggiunge le collezioni complete richieste",
-            "rush": f"durante il Rush BLITZ {names} raggiunge le collezioni richieste",
+            "collezioni": f"{names} {reach} le collezioni complete richieste",
+            "rush": f"durante il Rush BLITZ {names} {reach} le collezioni richieste",
             "mazzo-esaurito": "il mazzo è finito e nessuno ha più di due carte in mano",
             "rush-esaurito": "anche il mazzo del Rush BLITZ è finito",
             "limite": "la partita non fa più progressi e si contano i punti",
         }.get(how, how)
-        verdict = "" if how in ("collezioni", "rush") else f"; vince {names}"
+        verdict = (
+            "" if how in ("collezioni", "rush") else f"; {'vincono' if plural else 'vince'} {names}"
+        )
         return f"Fine della partita: {cause}{verdict}. Punti: {points}."
 
 

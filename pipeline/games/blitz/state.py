@@ -379,7 +379,7 @@ class BlitzState:
 
     def _check_win(self, p: int) -> None:
         won = self.members[self.team[p]]
-        if sum(len(self.comp[q]) for q in won) >= self.needed:
+        if self.result is None and sum(len(self.comp[q]) for q in won) >= self.needed:
             self._end("rush" if self.rush_on else "collezioni", won)
 
     def _end(self, how: str, winners: tuple[int, ...]) -> None:

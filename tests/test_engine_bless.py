@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from pipeline.database import build_database
-from pipeline.games.bless.effects import KAR, OCC
-from pipeline.games.bless.engine import BlessGame, BlessRules
+from pipeline.games.bless.compiler import KAR, OCC
+from pipeline.games.bless.engine import BlessRules
+from pipeline.games.bless.state import BlessGame
 from pipeline.play import load_rules
 from pipeline.project import open_project
 from pipeline.validate import validate

@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.engine.plugin import FigureTable, rate
 
-from .effects import MAL
+from .compiler import (
+    MAL,
+)
 
 if TYPE_CHECKING:
-    from .engine import BlessGame
+    from .state import BlessGame
 
 HOW = {"altare": "Altare", "mazzo": "Mazzo esaurito", "": "mai"}
 

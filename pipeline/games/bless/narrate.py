@@ -6,7 +6,14 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pipeline.engine.core import Event
 
-from .effects import ALT, MAL, MAZZO, PRE, VUOTO, CardInfo
+from .compiler import (
+    ALT,
+    MAL,
+    MAZZO,
+    PRE,
+    VUOTO,
+    CardInfo,
+)
 
 ZONE_WORDS = {MAL: "Maledizione", PRE: "Preghiera"}
 REASONS = {

@@ -15,11 +15,23 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.engine.core import Action, Event
 
-from .effects import ALT, ASIDE, HAND, KAR, LUCE, MAL, MAZZO, OCC, OMBRA, PRE, VUOTO
+from .compiler import (
+    ALT,
+    ASIDE,
+    HAND,
+    KAR,
+    LUCE,
+    MAL,
+    MAZZO,
+    OCC,
+    OMBRA,
+    PRE,
+    VUOTO,
+)
 from .narrate import player_name
 
 if TYPE_CHECKING:
-    from .engine import BlessGame
+    from .state import BlessGame
 
 FORMA_NAMES = {1: "Luce", 2: "Ombra", 3: "Duale"}
 KEYWORDS = ("Rivalita", "Impatto", "Barriera", "Fato")

@@ -1,0 +1,107 @@
+"""Bless: what the state and its rule mixins share: constants, the event fields, the
+shape of a pending decision and the small helpers of the clash and the Mulligan."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from pipeline.engine.core import (
+    GameInfo,
+)
+
+from .compiler import (
+    MAL,
+    PRE,
+)
+
+SLUG = "bless"
+INFO = GameInfo(
+    SLUG,
+    2,
+    2,
+    hidden_information=True,
+    chance=True,
+    option_names=("altar", "max_turns", "first_player"),
+)
+INTO = {"maledizione": MAL, "preghiera": PRE}
+ATT, DEF, TIE = 0, 1, 2
+LIMIT_MAL, LIMIT_ECO = 4, 2
+HAND_SIZE = 4
+FINAL_TURNS = 5
+EVENT_FIELDS = {
+    "setup": ["altar_limit", "cards"],
+    "chance": ["what", "outcome"],
+    "deal": ["cards"],
+    "first": [],
+    "action": ["action"],
+    "turn": ["turn", "actions"],
+    "mulligan": ["set_aside", "drawn"],
+    "draw": ["cards"],
+    "refill": ["cards"],
+    "cala": ["card", "into", "cost"],
+    "enter": ["card", "zone", "how"],
+    "stasi": ["card"],
+    "stasi_end": [],
+    "attack": ["attacker", "defender"],
+    "direct": ["attacker"],
+    "fato": ["card", "guess", "roll", "hit"],
+    "clash": ["attacker", "defender", "eye_attacker", "eye_defender", "result"],
+    "clash_void": ["attacker", "defender"],
+    "corrupt": ["card"],
+    "barrier": ["card"],
+    "purify": ["card"],
+    "break": ["card", "to"],
+    "offer": ["card", "attacker"],
+    "decline_offer": ["card"],
+    "bless": ["card", "points", "reason"],
+    "score": ["points", "card"],
+    "invoke": ["card", "by"],
+    "respond": ["card"],
+    "effect": ["card", "side", "trigger", "this"],
+    "decline": ["card"],
+    "lasting": ["card", "kind", "targets", "duration"],
+    "bind": ["legame", "host"],
+    "no_host": ["legame"],
+    "limit": ["card", "kind"],
+    "take": ["card", "zone"],
+    "discard": ["card"],
+    "return": ["card", "to"],
+    "control": ["card"],
+    "copy": ["card", "of", "side"],
+    "actions": ["amount", "card"],
+    "end_now": ["card"],
+    "end_turn": [],
+    "final": ["how", "last_turn", "altar"],
+    "end": ["scores", "winner"],
+}
+
+
+class Decision(NamedTuple):
+    player: int
+    kind: str  # main, mulligan, target, host, limit, order, yesno, offer, fato, into, forma
+    options: tuple[Any, ...]
+    resume: tuple[Any, ...] | None
+    about: tuple[int, ...]
+
+
+def clash_eye(mine: tuple, theirs: tuple) -> int:
+    """Occhio in a clash from two clash profiles: Rivalità against another Forma."""
+    raw, locked, forma, rival = mine[0], mine[1], mine[2], mine[3]
+    if not locked and rival and forma != theirs[2] and forma != 3 and theirs[2] != 3:
+        raw += 3
+    return max(0, raw)
+
+
+def subsets(cards: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every subset of the hand, each in hand order (the Mulligan's options)."""
+    out: list[tuple[int, ...]] = [()]
+    for c in cards:
+        out += [(*s, c) for s in out]
+    return sorted(out, key=lambda s: (len(s), [cards.index(c) for c in s]))
+
+
+def is_subset(chosen: Any, cards: tuple[int, ...]) -> bool:
+    if not isinstance(chosen, tuple) or not set(chosen) <= set(cards):
+        return False
+    positions = [cards.index(c) for c in chosen]
+    return positions == sorted(set(positions))

@@ -1,0 +1,505 @@
+"""Bless: the effect vocabulary (vocab.py) compiled into fast closures.
+
+Cards are read from the database as data; this module turns each card's abilities into
+small objects whose filters, values and conditions are plain Python closures, so the game
+evaluates them at the speed of ordinary code. Nothing here knows any card by its number: a
+designer who edits a card's data changes what the engine does.
+
+Zones are small integers. Per-player zones are ``kind * 2 + player``; the two shared piles
+are ``MAZZO`` (0) and ``VUOTO`` (1). Cards are indices 0..61 (card number minus one).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import vocab
+
+MAZZO, VUOTO = 0, 1
+HAND, MAL, PRE, ALT, ASIDE = 2, 3, 4, 5, 6  # per-player zone kinds
+ZONE_KINDS = {
+    "maledizioni": (MAL,),
+    "preghiere": (PRE,),
+    "field": (MAL, PRE),
+    "hand": (HAND,),
+    "altare": (ALT,),
+}
+PILES = {"mazzo": MAZZO, "vuoto": VUOTO}
+LUCE, OMBRA, DUALE = 1, 2, 3
+FORMA = {"Luce": LUCE, "Ombra": OMBRA, "Duale": DUALE}
+IMPULSO, ECO, LEGAME = 0, 1, 2
+PRAYER = {"Impulso": IMPULSO, "Eco": ECO, "Legame": LEGAME}
+OCC, KAR = 0, 1
+STAT = {"occhio": OCC, "karma": KAR}
+FOREVER = 1 << 30
+COMPARE = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
+
+Expr = Callable[[Any, "Ctx", int], "int | None"]
+Check = Callable[[Any, int, "Ctx"], bool]
+
+
+class Ctx:
+    """Who uses an effect and what its references point to (``it`` is passed apart)."""
+
+    __slots__ = ("chosen", "cost", "host", "target", "this", "user")
+
+    def __init__(
+        self,
+        user: int,
+        this: int,
+        host: int = -1,
+        target: tuple[int, ...] = (),
+        cost: tuple[int, ...] = (),
+        chosen: tuple[tuple[int, int], ...] = (),
+    ):
+        self.user = user
+        self.this = this
+        self.host = host
+        self.target = target
+        self.cost = cost
+        self.chosen = chosen
+
+
+def ref_cards(ctx: Ctx, ref: str, it: int = -1) -> tuple[int, ...]:
+    if ref == "this":
+        return (ctx.this,)
+    if ref == "host":
+        return (ctx.host,) if ctx.host >= 0 else ()
+    if ref == "it":
+        return (it,) if it >= 0 else ()
+    if ref == "target":
+        return ctx.target
+    return ctx.cost
+
+
+class Compiler:
+    """Numbers the selectors that must be chosen while a value is read (e.g. «un'altra tua»)."""
+
+    def __init__(self) -> None:
+        self.keys = 0
+        self.nested: list[CSelector] = []
+
+    def key(self) -> int:
+        self.keys += 1
+        return self.keys
+
+
+class CFilter:
+    """A compiled `Filter`: which zones and controllers, then a list of per-card checks."""
+
+    __slots__ = (
+        "checks",
+        "controller",
+        "exclude",
+        "fighting",
+        "kinds",
+        "opposite_of",
+        "pile",
+        "top",
+    )
+
+    def __init__(self, f: vocab.Filter, comp: Compiler):
+        self.fighting = f.clash is not None  # what it matches depends on the clash under way
+        self.pile = PILES.get(f.zone, -1)
+        self.kinds = ZONE_KINDS.get(f.zone, ())
+        self.controller = f.controller
+        self.opposite_of = f.opposite_of
+        self.top = f.top
+        self.exclude = tuple(f.exclude)
+        self.checks = _checks(f, comp)
+
+    def players(self, g: Any, ctx: Ctx) -> tuple[int, ...]:
+        if self.opposite_of is not None:
+            refs = ref_cards(ctx, self.opposite_of)
+            return (1 - g.controller(refs[0]),) if refs else ()
+        if self.controller == "self":
+            return (ctx.user,)
+        if self.controller == "opponent":
+            return (1 - ctx.user,)
+        return (ctx.user, 1 - ctx.user)
+
+    def _excluded(self, ctx: Ctx) -> tuple[int, ...]:
+        out: tuple[int, ...] = ()
+        for ref in self.exclude:
+            out += ref_cards(ctx, ref)
+        return out
+
+    def _pool(self, g: Any, ctx: Ctx) -> list[int]:
+        excluded = self._excluded(ctx) if self.exclude else ()
+        if self.pile >= 0:
+            pool = [c for c in reversed(g.piles[self.pile]) if c not in excluded]
+            return pool[: self.top] if self.top else pool
+        piles = g.piles
+        return [
+            c
+            for p in self.players(g, ctx)
+            for k in self.kinds
+            for c in piles[2 * k + p]
+            if c not in excluded
+        ]
+
+    def cards(self, g: Any, ctx: Ctx) -> list[int]:
+        """The matching cards; piles top first."""
+        checks = self.checks
+        if not checks:
+            return self._pool(g, ctx)
+        return [c for c in self._pool(g, ctx) if all(check(g, c, ctx) for check in checks)]
+
+    def matches(self, g: Any, c: int, ctx: Ctx) -> bool:
+        z = g.zone[c]
+        if self.pile >= 0:
+            if z != self.pile or (self.top and c not in self._pool(g, ctx)):
+                return False
+        elif (z >> 1) not in self.kinds or (z & 1) not in self.players(g, ctx):
+            return False
+        if self.exclude and c in self._excluded(ctx):
+            return False
+        return all(check(g, c, ctx) for check in self.checks)
+
+
+class CSelector(CFilter):
+    """A compiled `Selector`: a filter plus how the cards are picked and by whom."""
+
+    __slots__ = ("by", "by_original", "chooser", "count", "key", "pick")
+
+    def __init__(self, s: vocab.Selector, comp: Compiler):
+        super().__init__(s, comp)
+        self.pick = s.pick
+        self.count = compile_expr(s.count, comp)
+        self.by = STAT[s.by] if s.by else OCC
+        self.by_original = s.by_original
+        self.chooser = s.chooser
+        self.key = comp.key()
+
+
+def _forma_check(bits: int, negate: bool) -> Check:
+    if bits == DUALE:
+        return (
+            (lambda g, c, ctx: g.forma(c) != DUALE)
+            if negate
+            else (lambda g, c, ctx: g.forma(c) == DUALE)
+        )
+    if negate:
+        return lambda g, c, ctx: not g.forma(c) & bits
+    return lambda g, c, ctx: bool(g.forma(c) & bits)
+
+
+def _stat_check(stat: int, original: bool, compare: CompareFn) -> Check:
+    return lambda g, c, ctx: compare(g, ctx, c, g.stat(c, stat, original))
+
+
+def _checks(f: vocab.Filter, comp: Compiler) -> tuple[Check, ...]:
+    checks: list[Check] = []
+    if f.forma is not None:
+        checks.append(_forma_check(FORMA[f.forma], False))
+    if f.forma_not is not None:
+        checks.append(_forma_check(FORMA[f.forma_not], True))
+    if f.preghiera is not None:
+        kinds = frozenset(PRAYER[p] for p in f.preghiera)
+        checks.append(lambda g, c, ctx: g.info[c].prayer in kinds)
+    if f.state is not None:
+        want = f.state == "corrotta"
+        checks.append(lambda g, c, ctx: bool(g.corrupt[c]) == want)
+    if f.stasi is not None:
+        stasi = f.stasi
+        checks.append(lambda g, c, ctx: bool(g.stasi[c]) == stasi)
+    for name, stat, original in (
+        ("occhio", OCC, False),
+        ("karma", KAR, False),
+        ("occhio_original", OCC, True),
+        ("karma_original", KAR, True),
+    ):
+        compare = getattr(f, name)
+        if compare is not None:
+            checks.append(_stat_check(stat, original, compile_compare(compare, comp)))
+    if f.clash is not None:
+        checks.append(_clash_check(f.clash, comp))
+    return tuple(checks)
+
+
+def _clash_check(clash: vocab.Clash, comp: Compiler) -> Check:
+    role = clash.role
+    vs = CFilter(clash.vs, comp) if clash.vs is not None else None
+
+    def check(g: Any, c: int, ctx: Ctx) -> bool:
+        fight = g.fight
+        if fight is None:
+            return False
+        attacker, defender = fight
+        if c == attacker and role != "attacked":
+            other = defender
+        elif c == defender and role != "attacking":
+            other = attacker
+        else:
+            return False
+        return vs is None or vs.matches(g, other, ctx)
+
+    return check
+
+
+CompareFn = Callable[[Any, Ctx, int, int], bool]
+
+
+def compile_compare(c: vocab.Compare, comp: Compiler) -> CompareFn:
+    tests = [
+        (COMPARE[name], compile_expr(getattr(c, name), comp))
+        for name in COMPARE
+        if getattr(c, name) is not None
+    ]
+
+    def compare(g: Any, ctx: Ctx, it: int, value: int) -> bool:
+        for test, expr in tests:
+            other = expr(g, ctx, it)
+            if other is None or not test(value, other):
+                return False
+        return True
+
+    return compare
+
+
+def compile_expr(e: Any, comp: Compiler) -> Expr:
+    if isinstance(e, int):
+        return lambda g, ctx, it: e
+    if isinstance(e, vocab.Count):
+        flt, times = CFilter(e.count, comp), e.times
+        return lambda g, ctx, it: len(flt.cards(g, ctx)) * times
+    if isinstance(e, vocab.StatOf):
+        return _compile_stat_of(e, comp)
+    if isinstance(e, vocab.Extreme):
+        among, pick = CFilter(e.among, comp), (max if e.max else min)
+        stat, original = STAT[e.max or e.min], e.original
+
+        def extreme(g: Any, ctx: Ctx, it: int) -> int | None:
+            values = [g.stat(c, stat, original) for c in among.cards(g, ctx)]
+            return pick(values) if values else None
+
+        return extreme
+    first, second = (compile_expr(x, comp) for x in e.diff)
+    return lambda g, ctx, it: max(0, (first(g, ctx, it) or 0) - (second(g, ctx, it) or 0))
+
+
+def _compile_stat_of(e: vocab.StatOf, comp: Compiler) -> Expr:
+    stat, original, of = STAT[e.stat], e.original, e.of
+    if isinstance(of, str):
+
+        def stat_of_ref(g: Any, ctx: Ctx, it: int) -> int | None:
+            cards = ref_cards(ctx, of, it)
+            return g.stat(cards[0], stat, original) if cards else None
+
+        return stat_of_ref
+    selector = CSelector(of, comp)
+    if selector.pick == "chosen":
+        comp.nested.append(selector)
+    key = selector.key
+
+    def stat_of_selected(g: Any, ctx: Ctx, it: int) -> int | None:
+        for k, card in ctx.chosen:
+            if k == key:
+                return g.stat(card, stat, original) if card >= 0 else None
+        cards = selector.cards(g, ctx)
+        return g.stat(cards[0], stat, original) if cards else None
+
+    return stat_of_selected
+
+
+Condition = Callable[[Any, Ctx], bool]
+
+
+def compile_condition(c: Any, comp: Compiler) -> Condition:
+    if isinstance(c, vocab.CompareCondition):
+        value, compare = compile_expr(c.compare, comp), compile_compare(c, comp)
+
+        def compared(g: Any, ctx: Ctx) -> bool:
+            v = value(g, ctx, -1)
+            return v is not None and compare(g, ctx, -1, v)
+
+        return compared
+    if isinstance(c, vocab.Matches):
+        ref, flt = c.card, CFilter(c.matches, comp)
+        return lambda g, ctx: any(flt.matches(g, x, ctx) for x in ref_cards(ctx, ref))
+    if isinstance(c, vocab.NoneMatch):
+        flt = CFilter(c.none, comp)
+        return lambda g, ctx: not flt.cards(g, ctx)
+    if isinstance(c, vocab.Turn):
+        mine = c.turn == "self"
+        return lambda g, ctx: (g.active == ctx.user) == mine
+    parts = [compile_condition(x, comp) for x in c.all]
+    return lambda g, ctx: all(part(g, ctx) for part in parts)
+
+
+class CStep:
+    """One compiled step: its op, its target and the parameters the op needs."""
+
+    __slots__ = (
+        "add",
+        "always",
+        "amount",
+        "by",
+        "duration",
+        "fight",
+        "forma",
+        "into",
+        "keyword",
+        "kind",
+        "nested",
+        "op",
+        "original",
+        "raw",
+        "set",
+        "shuffle",
+        "stasi",
+        "target",
+        "text",
+        "to",
+        "vs",
+        "when",
+    )
+
+    def __init__(self, raw: Any):
+        comp = Compiler()
+        self.raw = raw
+        self.op = op = raw.op
+        self.duration = getattr(raw, "duration", "permanent")
+        target = getattr(raw, "target", None)
+        self.target: str | CSelector | None = (
+            target if target is None or isinstance(target, str) else CSelector(target, comp)
+        )
+        self.kind = op
+        self.add = self.set = self.amount = None
+        self.always = self.original = False
+        self.when = self.vs = self.by = None
+        self.keyword = self.forma = self.into = self.to = self.text = None
+        self.stasi = self.shuffle = False
+        if op == "modify":
+            self.kind = raw.stat + ("_original" if raw.original else "")
+            self.add = compile_expr(raw.add, comp) if raw.add is not None else None
+            self.set = compile_expr(raw.set, comp) if raw.set is not None else None
+            self.always, self.original = raw.always, raw.original
+            self.when = CFilter(raw.when, comp) if raw.when is not None else None
+        elif op in ("grant", "wins", "cannot_be_attacked"):
+            self.keyword = getattr(raw, "keyword", None)
+            vs = getattr(raw, "vs", None) or getattr(raw, "by", None)
+            self.vs = CFilter(vs, comp) if vs is not None else None
+            self.always = getattr(raw, "always", False)
+        elif op == "discard":
+            # A discard is a pick from a hand: by its owner, or at random.
+            sel = vocab.Selector(
+                zone="hand",
+                controller=raw.player,
+                pick="random" if raw.random else "chosen",
+                count=raw.count,
+                chooser="user" if raw.player == "self" else "opponent",
+            )
+            self.target = CSelector(sel, comp)
+        elif op in ("draw", "score", "gain_action"):
+            value = raw.count if op == "draw" else raw.amount
+            self.amount = compile_expr(value, comp)
+        self.forma = getattr(raw, "forma", None)
+        self.into = getattr(raw, "into", None)
+        self.to = getattr(raw, "to", None)
+        self.text = getattr(raw, "text", None)
+        self.stasi = getattr(raw, "stasi", True)
+        self.shuffle = getattr(raw, "shuffle", False)
+        self.nested = tuple(comp.nested)
+        self.fight = any(
+            isinstance(x, CFilter) and x.fighting for x in (self.when, self.target, self.vs)
+        )
+
+
+class CAbility:
+    """One compiled ability of one side of a card."""
+
+    __slots__ = (
+        "card",
+        "cond",
+        "cost",
+        "effects",
+        "optional",
+        "rebinds",
+        "side",
+        "suppresses",
+        "trigger",
+        "watch",
+    )
+
+    def __init__(self, raw: vocab.Ability, card: int, side: str):
+        comp = Compiler()
+        self.card = card
+        self.side = side
+        self.trigger = raw.trigger
+        self.watch = CFilter(raw.watch, comp) if raw.watch is not None else None
+        self.cond = compile_condition(raw.condition, comp) if raw.condition is not None else None
+        self.cost = tuple(CStep(s) for s in raw.cost)
+        self.optional = raw.optional
+        self.effects = tuple(CStep(s) for s in raw.effects)
+        self.rebinds = any(s.op == "rebind" for s in self.effects)
+        self.suppresses = any(s.op == "suppress" for s in self.effects)
+
+
+class CardInfo:
+    """A card's printed values and its compiled abilities, grouped by trigger."""
+
+    __slots__ = (
+        "code",
+        "data",
+        "forma",
+        "index",
+        "karma",
+        "keywords",
+        "mal",
+        "name",
+        "number",
+        "occhio",
+        "prayer",
+        "pre",
+    )
+
+    def __init__(self, index: int, number: int, code: str, name: str, attrs: dict, data: dict):
+        self.index, self.number, self.code, self.name = index, number, code, name
+        self.data = data
+        self.forma = FORMA[attrs["forma"]]
+        self.occhio = int(attrs["occhio"])
+        self.karma = int(attrs["karma"])
+        self.prayer = PRAYER[attrs["preghiera"]]
+        effects = vocab.BlessEffects.model_validate(data)
+        self.mal = _by_trigger(effects.maledizione, index, "maledizione")
+        self.pre = _by_trigger(effects.preghiera, index, "preghiera")
+        # Abilities printed as a bare keyword (e.g. «Rivalità.») are read without collecting
+        # them as effects: the card has the keyword while it is a Maledizione not suppressed.
+        statics = self.mal.get("static", ())
+        bare = [
+            ab
+            for ab in statics
+            if ab.cond is None
+            and all(st.op == "grant" and st.target == "this" for st in ab.effects)
+        ]
+        self.keywords = frozenset(st.keyword for ab in bare for st in ab.effects)
+        rest = tuple(ab for ab in statics if ab not in bare)
+        if rest:
+            self.mal["static"] = rest
+        else:
+            self.mal.pop("static", None)
+
+    def abilities(self, side: str, trigger: str) -> tuple[CAbility, ...]:
+        return (self.mal if side == "maledizione" else self.pre).get(trigger, ())
+
+    def copies(self, side: str) -> bool:
+        """This side of the card uses another card's effect."""
+        table = self.mal if side == "maledizione" else self.pre
+        return any(st.op == "copy" for abs_ in table.values() for ab in abs_ for st in ab.effects)
+
+
+def _by_trigger(abilities: Sequence[vocab.Ability], card: int, side: str) -> dict:
+    out: dict[str, tuple[CAbility, ...]] = {}
+    for raw in abilities:
+        out[raw.trigger] = (*out.get(raw.trigger, ()), CAbility(raw, card, side))
+    return out

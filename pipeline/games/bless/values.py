@@ -1,0 +1,374 @@
+"""Bless: the continuous layer. Effects in force are collected once per change of the field
+and filed by the card they name; values are memoised per state version."""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from .compiler import (
+    DUALE,
+    FOREVER,
+    FORMA,
+    MAL,
+    OCC,
+    PRE,
+    Condition,
+    CSelector,
+    CStep,
+    Ctx,
+)
+
+
+class Standing:
+    """An effect in force: from a static or bond ability, or lasting after a resolution.
+
+    `targets` is None when the step's own target says which cards (``this``, ``host``, or a
+    ``pick: all`` selector read continuously); otherwise the cards chosen when it resolved.
+    """
+
+    __slots__ = ("cond", "ctx", "end", "extra", "ok", "okv", "start", "step", "targets", "ts")
+
+    def __init__(
+        self,
+        ts: int,
+        step: CStep,
+        ctx: Ctx,
+        targets: tuple[int, ...] | None = None,
+        cond: Condition | None = None,
+        start: int = 0,
+        end: int = FOREVER,
+        extra: int = 0,
+    ):
+        self.ts, self.step, self.ctx, self.targets = ts, step, ctx, targets
+        self.cond, self.ok, self.okv = cond, False, -1
+        self.start, self.end, self.extra = start, end, extra
+
+    def applies(self, g: Any, c: int) -> bool:
+        if self.cond is not None:
+            if self.okv != g.version:  # the condition is read once per state of the game
+                self.okv = g.version
+                self.ok = False  # re-entry while evaluating reads "not (yet) in force"
+                self.ok = bool(self.cond(g, self.ctx))
+            if not self.ok:
+                return False
+        if self.targets is not None:
+            return c in self.targets
+        target = self.step.target
+        if target == "this":
+            return c == self.ctx.this
+        if target == "host":
+            return c == self.ctx.host
+        return target is not None and target.matches(g, c, self.ctx)  # type: ignore[union-attr]
+
+    def without(self, card: int) -> Standing | None:
+        """This lasting effect once `card` left the field (None: nothing left to affect)."""
+        if self.targets is None or card not in self.targets:
+            return self
+        rest = tuple(c for c in self.targets if c != card)
+        if not rest:
+            return None
+        return Standing(self.ts, self.step, self.ctx, rest, None, self.start, self.end, self.extra)
+
+
+VERSIONS = itertools.count(1)  # one stamp per state of any game: copies never share one
+NONE: list[Standing] = []
+NOTHING: tuple[list[Standing], list[Standing]] = (NONE, NONE)
+EMPTY_FX: dict[str, Any] = {
+    "suppressed": frozenset(),
+    "fight": False,
+    "touched": frozenset(),
+    "broad": frozenset(),
+}
+STAT_KINDS = (("occhio", "occhio_original"), ("karma", "karma_original"))
+
+
+def _file(fx: dict[str, Any], e: Standing) -> None:
+    """File an effect under its kind: by the cards it names, or as broad.
+
+    ``touched`` gathers the cards some effect names; ``broad`` the kinds read from selectors:
+    a card in neither has its printed values, which the hot paths read without more ado.
+    """
+    kind = e.step.kind
+    slot = fx.get(kind)
+    if slot is None:
+        slot = fx[kind] = ({}, [])
+    if e.targets is not None:
+        named: tuple[int, ...] = e.targets
+    else:
+        target = e.step.target
+        named = (e.ctx.this,) if target == "this" else (e.ctx.host,) if target == "host" else ()
+        if not named:
+            slot[1].append(e)
+            fx["broad"].add(kind)
+    for c in named:
+        slot[0].setdefault(c, []).append(e)
+        fx["touched"].add(c)
+    if e.step.fight:
+        fx["fight"] = True
+
+
+class Values:
+    """Effects in force and the values they make (Occhio, Karma, Forma, keywords, flags),
+    mixed into the Bless game, which provides the state (zone, piles, corrupt, lasting ...)."""
+
+    if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
+
+        def __getattr__(self, name: str) -> Any: ...
+
+    # -- standing effects and the values they make ------------------------------------------
+
+    def controller(self, c: int) -> int:
+        return self.zone[c] & 1
+
+    def _dirty(self) -> None:
+        """The field changed: the standing effects must be collected again."""
+        self._fx = None
+        self._touch()
+
+    def _touch(self) -> None:
+        """Something changed: values may change (the effects in force stay the same)."""
+        self.version = next(VERSIONS)
+        self._vals = {}
+
+    def _standing(self) -> dict[str, Any]:
+        fx = self._fx
+        if fx is None:
+            self._fx = EMPTY_FX  # while collecting, nested reads see the printed values
+            fx = self._collect()
+            self._fx = fx
+            self._touch()
+        return fx
+
+    def _collect(self) -> dict[str, Any]:
+        """Every effect in force, filed by kind and by the card it affects ("broad": read
+        continuously from a selector)."""
+        info, piles, zone, host = self.info, self.piles, self.zone, self.host
+        cache, sources = self._sources, []
+        for p in (0, 1):
+            for c in piles[2 * MAL + p]:
+                if info[c].mal.get("static"):
+                    key = (c, p, self.since[c], -1)
+                    entries = cache.get(key)
+                    if entries is None:
+                        ctx = Ctx(p, c)
+                        entries = cache[key] = [
+                            (ab, Standing(self.since[c], st, ctx, None, ab.cond))
+                            for ab in info[c].mal["static"]
+                            for st in ab.effects
+                        ]
+                    sources.append((c, entries))
+            for c in piles[2 * PRE + p]:
+                h = host[c]
+                if h >= 0 and info[c].pre.get("bond"):
+                    key = (c, zone[h] & 1, self.since[c], h)
+                    entries = cache.get(key)
+                    if entries is None:
+                        ctx = Ctx(zone[h] & 1, c, h)
+                        entries = cache[key] = [
+                            (ab, Standing(self.since[c], st, ctx, None, ab.cond))
+                            for ab in info[c].pre["bond"]
+                            for st in ab.effects
+                        ]
+                    sources.append((-1, entries))
+        turn = self.turn
+        lasting = [e for e in self.lasting if e.start <= turn <= e.end]
+        suppressed: frozenset[int] = frozenset()
+        suppressors = [
+            e
+            for _, entries in sources
+            for ab, e in entries
+            if ab.suppresses and e.step.op == "suppress"
+        ] + [e for e in lasting if e.step.op == "suppress"]
+        if suppressors:
+            suppressed = frozenset(
+                c
+                for p in (0, 1)
+                for c in piles[2 * MAL + p]
+                if any(e.applies(self, c) for e in suppressors)
+            )
+        fx: dict[str, Any] = {
+            "suppressed": suppressed,
+            "fight": False,
+            "touched": set(),
+            "broad": set(),
+        }
+        for card, entries in sources:
+            if card not in suppressed:
+                for _, e in entries:
+                    _file(fx, e)
+        for e in lasting:
+            _file(fx, e)
+        return fx
+
+    def _entries(self, kind: str, c: int) -> tuple[list[Standing], list[Standing]]:
+        """The effects of a kind that name `c`, and the broad ones that may match it."""
+        slot = (self._fx or self._standing()).get(kind)
+        if slot is None:
+            return NOTHING
+        return slot[0].get(c, NONE), slot[1]
+
+    def suppressed(self, c: int) -> bool:
+        return c in (self._fx or self._standing())["suppressed"]
+
+    def stat(self, c: int, stat: int, original: bool = False) -> int:
+        """Occhio or Karma of a card now: printed off the field, every effect on it."""
+        info = self.info[c]
+        if self.zone[c] >> 1 != MAL:
+            return info.occhio if stat == OCC else info.karma
+        fx = self._fx or self._standing()
+        fight = self.fight
+        if fight is None and c not in fx["touched"]:
+            current, orig = STAT_KINDS[stat]
+            broad = fx["broad"]
+            if current not in broad and orig not in broad:
+                return info.occhio if stat == OCC else info.karma
+        if fight is not None:
+            if (self._fx or self._standing())["fight"]:
+                return max(0, self._compute(c, stat, original, fight)[0])
+            if stat == OCC and not original and c in fight:
+                raw, locked = self._memo(c, OCC, False)
+                return max(0, raw if locked else raw + self._rivalry(c, fight))
+        return max(0, self._memo(c, stat, original)[0])
+
+    def _memo(self, c: int, stat: int, original: bool) -> tuple[int, bool]:
+        key = (c << 2) | (stat << 1) | original
+        value = self._vals.get(key)
+        if value is None:
+            value = self._vals[key] = self._compute(c, stat, original, None)
+        return value
+
+    def _compute(
+        self, c: int, stat: int, original: bool, fight: tuple[int, int] | None
+    ) -> tuple[int, bool]:
+        info = self.info[c]
+        printed = info.occhio if stat == OCC else info.karma
+        name = "occhio" if stat == OCC else "karma"
+        fx = self._fx or self._standing()
+        if fight is None and name not in fx and name + "_original" not in fx:
+            return printed, False
+        key = (c << 2) | (stat << 1) | original
+        if key in self._busy:
+            return printed, False
+        self._busy.add(key)
+        try:
+            value, locked = self._combine(c, printed, name + "_original", 0)
+            if not original:
+                extra = self._rivalry(c, fight) if stat == OCC and fight is not None else 0
+                value, locked = self._combine(c, max(0, value), name, extra)
+        finally:
+            self._busy.discard(key)
+        return value, locked
+
+    def _combine(self, c: int, base: int, kind: str, add: int) -> tuple[int, bool]:
+        """«Imposta» then «somma»; the last setting wins; one «sempre» setting beats all.
+
+        Returns the value (not yet kept at 0 or more) and whether a «sempre» fixed it.
+        """
+        direct, broad = self._entries(kind, c)
+        if not direct and not broad:
+            return base + add, False
+        sets: list[tuple[int, int]] = []
+        always: list[tuple[int, int]] = []
+        for e in (*direct, *broad):
+            if not e.applies(self, c):
+                continue
+            st = e.step
+            if st.when is not None and not st.when.matches(self, c, e.ctx):
+                continue
+            if st.set is not None:
+                v = st.set(self, e.ctx, c)
+                if v is not None:
+                    (always if st.always else sets).append((e.ts, v))
+            else:
+                add += st.add(self, e.ctx, c) or 0
+        if len(always) == 1:
+            return always[0][1], True
+        sets += always
+        return (max(sets)[1] if sets else base) + add, False
+
+    def _rivalry(self, c: int, fight: tuple[int, int]) -> int:
+        attacker, defender = fight
+        if c != attacker and c != defender:
+            return 0
+        mine, theirs = self.forma(c), self.forma(defender if c == attacker else attacker)
+        if DUALE in (mine, theirs) or mine == theirs:
+            return 0
+        return 3 if self.has(c, "Rivalita") else 0
+
+    def forma(self, c: int) -> int:
+        printed = self.info[c].forma
+        slot = (self._fx or self._standing()).get("set_forma")
+        if slot is None or self.zone[c] >> 1 not in (MAL, PRE):
+            return printed
+        key = -1 - c
+        if key in self._busy:
+            return printed
+        self._busy.add(key)
+        try:
+            best = None
+            for e in (*slot[0].get(c, NONE), *slot[1]):
+                if (best is None or e.ts > best.ts) and e.applies(self, c):
+                    best = e
+        finally:
+            self._busy.discard(key)
+        if best is None:
+            return printed
+        mode = best.step.forma
+        if mode == "opposite":
+            return printed if printed == DUALE else 3 - printed
+        return best.extra if mode == "chosen" else FORMA[mode]
+
+    def has(self, c: int, keyword: str) -> bool:
+        if self.zone[c] >> 1 != MAL:
+            return False
+        if keyword in self.info[c].keywords and not self.suppressed(c):
+            return True
+        direct, broad = self._entries("grant", c)
+        if not direct and not broad:
+            return False
+        return any(e.step.keyword == keyword and e.applies(self, c) for e in (*direct, *broad))
+
+    def flag(self, kind: str, c: int) -> bool:
+        """tie_wins, cannot_attack, taunt, direct_attack: does one apply to the card now?"""
+        if self.zone[c] >> 1 != MAL:
+            return False
+        direct, broad = self._entries(kind, c)
+        return any(e.applies(self, c) for e in direct) or any(e.applies(self, c) for e in broad)
+
+    def shielded(self, defender: int, attacker: int) -> bool:
+        """An effect says `defender` cannot be attacked (by this attacker)."""
+        direct, broad = self._entries("cannot_be_attacked", defender)
+        for e in (*direct, *broad):
+            if e.applies(self, defender) and (
+                e.step.vs is None or e.step.vs.matches(self, attacker, e.ctx)
+            ):
+                return True
+        return False
+
+    def wins_level(self, c: int, other: int) -> int:
+        """2 for a «Vince sempre» that holds against `other`, 1 for a «Vince», else 0."""
+        level = 0
+        direct, broad = self._entries("wins", c)
+        for e in (*direct, *broad):
+            if e.applies(self, c) and e.step.vs.matches(self, other, e.ctx):
+                level = max(level, 2 if e.step.always else 1)
+        return level
+
+    def free(self, c: int, p: int, into: str) -> bool:
+        """Calare this card from `p`'s hand in this way costs no Action."""
+        direct, broad = self._entries("free_play", c)
+        for e in (*direct, *broad):
+            if e.step.into == into and e.applies(self, c):
+                return True
+        for ab in self.info[c].mal.get("in_hand", ()):
+            ctx = Ctx(p, c)
+            if ab.cond is None or ab.cond(self, ctx):
+                for st in ab.effects:
+                    if st.op == "free_play" and st.into == into:
+                        target = st.target
+                        if target == "this" or (
+                            isinstance(target, CSelector) and target.matches(self, c, ctx)
+                        ):
+                            return True
+        return False

@@ -77,10 +77,10 @@ class BldngCards:
                 self.count[c] = int(r.data.get("carte") or 0)
                 self.shape[c] = SHAPES.index(shapes[0]) if shapes else -1
         self.plain = [self.is_forma[c] and len(self.fits[c]) == 1 for c in range(n)]
-        cards = range(n)
-        self.forma_set = frozenset(c for c in cards if self.is_forma[c])
-        self.deck_set = frozenset(c for c in cards if self.is_forma[c] or self.is_event[c])
-        self.project_set = frozenset(c for c in cards if self.is_project[c])
+        every = range(n)
+        self.forma_set = frozenset(c for c in every if self.is_forma[c])
+        self.deck_set = frozenset(c for c in every if self.is_forma[c] or self.is_event[c])
+        self.project_set = frozenset(c for c in every if self.is_project[c])
         # the element kind of a plain Forma (-1 for a Jolly or another card)
         self.element = [next(iter(self.fits[c])) if self.plain[c] else -1 for c in range(n)]
 

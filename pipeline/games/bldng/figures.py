@@ -53,29 +53,28 @@ class FigureMixin(BldngCards):
         return [self._events(summaries, players), *self._projects(summaries)]
 
     def _events(self, summaries: Sequence[Mapping[str, Any]], players: int) -> FigureTable:
+        """Per What happens card: how often it is drawn, how often its drawer then wins, and
+        how far that is (in points) from every player's win rate in the same games."""
         drawn: Counter[str] = Counter()
         won: Counter[str] = Counter()
         for g in summaries:
             for player, code in g["drawn"]:
                 drawn[code] += 1
                 won[code] += player in g["winners"]
+        seats = sum(g["players"] for g in summaries) or 1
+        average = sum(len(g["winners"]) for g in summaries) / seats
         names = dict(zip(self.codes, self.names, strict=True))
         games = len(summaries) or 1
         rows = []
         for code in dict.fromkeys(c for c, e in zip(self.codes, self.is_event, strict=True) if e):
             share = rate(won[code], drawn[code])
-            rows.append(
-                (
-                    names[code],
-                    round(drawn[code] / games, 2),
-                    share,
-                    round(100 * (share["rate"] - 1 / players), 1) if drawn[code] else 0.0,
-                )
-            )
+            shift = round(100 * (share["rate"] - average), 1) if drawn[code] else 0.0
+            rows.append((names[code], round(drawn[code] / games, 2), share, shift))
         return FigureTable(
             "what-happens",
-            "What happens: quante volte si pescano e come va a chi le pesca",
-            ("carta", "pescate a partita", "vittorie di chi la pesca", "punti sopra 1/N"),
+            "What happens: pescate a partita, vittorie di chi le pesca, scarto in punti dalla "
+            f"media di tutti i giocatori ({100 * average:.1f}%)",
+            ("carta", "a partita", "vittorie", "scarto"),
             tuple(rows),
             chart="bars",
         )

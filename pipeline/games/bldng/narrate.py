@@ -72,7 +72,8 @@ def _sentence(rules: BldngCards, e: Event, players: int) -> str | None:
             winner, _, card = a
             if winner < 0:
                 return "La partita si ferma senza un builder: è pari."
-            return f"{player_name(winner)} mostra {name[card]} completo e vince: è un builder!"
+            shown = f"mostra il progetto {name[card]} completo"
+            return f"{player_name(winner)} {shown} e vince: è un builder!"
     return None
 
 

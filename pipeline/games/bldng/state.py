@@ -10,6 +10,7 @@ play goes clockwise until a Reverse (rulings bldng-primo-giocatore, bldng-destra
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from pipeline.engine.core import TERMINAL, Chance, Event, IllegalAction, Outcome
@@ -482,7 +483,7 @@ class BldngState:
         return copy
 
 
-STEPS = {
+STEPS: dict[str, Callable[..., None]] = {
     "turn": BldngState._task_turn,
     "end": BldngState._task_end,
     "draw": BldngState._task_draw,

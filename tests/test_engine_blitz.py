@@ -301,6 +301,19 @@ def test_senza_carte(rules):
     state = at(rules, turn=2, phase="main", hands={1: [], 2: ["fuoco"] * 4}, deck=["aria"])
     move(rules, state, {"end": True})
     assert len(state.hands[0]) == 1 and not state.deck
+    # a hand emptied outside one's turn (by answering with a Blocca) is no empty turn
+    state = at(
+        rules,
+        turn=2,
+        phase="main",
+        exposed=1,
+        hands={1: ["blocca-x1"], 2: ["ruba-x1"]},
+        tables={1: ["aria"] * 4},
+        deck=["aria", "terra", "acqua"],
+    )
+    move(rules, state, {"card": "ruba-x1", "target": 1, "collection": "aria"}, {"block": True})
+    draw = [e for e in state.log if e.kind == "draw"][-1]
+    assert draw.player == 0 and len(draw.args[1]) == 1
 
 
 def test_esporre(rules):

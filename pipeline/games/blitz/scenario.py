@@ -119,6 +119,7 @@ class ScenarioMixin:
             state.deck = rest
             state.chance.shuffle("mazzo", state.deck)
         state.log.clear()
+        state.empty = [not hand for hand in state.hands]  # as if each ended a turn so
         for p in position.get("skip") or []:
             state.skip[seat("skip", p)] = True
         state.turn_player = seat("turn", position.get("turn", 1))

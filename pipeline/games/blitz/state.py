@@ -106,6 +106,7 @@ class BlitzState:
         self.rush_on = False
         self.rush_used = False
         self.skip = [False] * n
+        self.empty = [False] * n  # ended their last turn with no cards in hand (4.5)
         self.turn_player = 0
         self.turn = 0
         self.own_turns = [0] * n
@@ -176,6 +177,7 @@ class BlitzState:
         other.shown = self.shown[:]
         other.aside = self.aside[:]
         other.skip = self.skip[:]
+        other.empty = self.empty[:]
         other.own_turns = self.own_turns[:]
         other.chain = self.chain[:]
         other.responders = self.responders[:]
@@ -336,7 +338,7 @@ class BlitzState:
         self._arrange(p)
         if self.result is not None:
             return
-        if not self.hands[p]:  # 4.5: two from the deck, never from an opponent
+        if self.empty[p]:  # 4.5: two from the deck, never from an opponent
             self._take(p, min(2, len(self.deck)))
             self.phase = MAIN
         elif self._draw_options(p):
@@ -347,6 +349,7 @@ class BlitzState:
 
     def _end_turn(self) -> None:
         p = self.turn_player
+        self.empty[p] = not self.hands[p]
         if not self.deck:
             self.quiet = 0 if self.progress else self.quiet + 1
             stalled = self.quiet >= self.num_players

@@ -720,12 +720,12 @@ def test_clone_is_independent(rules):
 def test_figures(rules):
     summaries = [rules.summarize(random_game(rules, seed, 5)) for seed in range(40)]
     tables = {t.key: t for t in rules.figures(summaries, 5)}
-    assert set(tables) == {"lati", "finali", "durata", "personaggi", "armi"}
+    assert set(tables) == {"lati", "modi", "personaggi", "armi"}
     sides = {row[0]: row[2] for row in tables["lati"].rows}
     assert set(sides) == {"Shogun", "Ninja", "Ronin"}
     assert sum(r["rate"] for r in sides.values()) == pytest.approx(1.0)
     assert all(r["low"] <= r["rate"] <= r["high"] for r in sides.values())
-    assert sum(row[1] for row in tables["finali"].rows) == 40
+    assert sum(row[1] for row in tables["modi"].rows) == 40
     assert tables["armi"].rows and all(row[1] > 0 and row[2] >= 0 for row in tables["armi"].rows)
 
 

@@ -1,4 +1,5 @@
-"""The balance figures of Samurai Sword: side win rates, endings, length, characters, weapons.
+"""The balance figures of Samurai Sword: side win rates, endings, characters, weapons (the
+platform adds seats, teams, endings by word and length in turns).
 
 ``summarize`` reads one finished game (its log and final table); ``figures`` turns many
 summaries into tables, rates with their 95% Wilson intervals.
@@ -53,7 +54,6 @@ def summarize(state: SamuraiState) -> dict[str, Any]:
         "winner": state.team(next(iter(winners))) if winners else "",
         "teams": sorted({state.team(p) for p in range(n)}),
         "how": outcome.how if outcome else "",
-        "turns": state.turns,
         "characters": [[cards.code[state.char[p]], p in winners] for p in range(n)],
         "weapons": dict(weapons),
     }
@@ -71,8 +71,6 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
         present = [t for t in TEAMS if any(t in s["teams"] for s in group)]
         sides += [(count, t, rate(wins[t], len(group))) for t in present]
     endings = Counter(s["how"] for s in summaries)
-    turns = sorted(int(s["turns"]) for s in summaries)
-    buckets = Counter(10 * (t // 10) for t in turns)
     played: Counter[str] = Counter()
     won: Counter[str] = Counter()
     for s in summaries:
@@ -95,8 +93,8 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
             chart="bars",
         ),
         FigureTable(
-            "finali",
-            "Come finisce la partita",
+            "modi",
+            "Come finisce la partita: chi perde l'ultimo onore, e perché",
             ("fine", "partite", "quota"),
             tuple(
                 (ENDING_NAMES[h], endings[h], rate(endings[h], games))
@@ -104,13 +102,6 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
                 if endings[h]
             ),
             chart="bars",
-        ),
-        FigureTable(
-            "durata",
-            "Durata in turni",
-            ("turni", "partite"),
-            tuple((f"{b}-{b + 9}", buckets[b]) for b in sorted(buckets)),
-            chart="histogram",
         ),
         FigureTable(
             "personaggi",

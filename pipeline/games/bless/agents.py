@@ -32,7 +32,7 @@ class GreedyAgent:
         suggested = hint(me) if hint is not None else None
         if suggested is not None:
             return suggested
-        base = game.determinize(me, self.rng.getrandbits(32))  # type: ignore[attr-defined]
+        base = game.determinize(me, self.rng.getrandbits(32))
         best: list[Action] = []
         best_value = float("-inf")
         for action in actions:

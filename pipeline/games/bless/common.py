@@ -5,14 +5,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from pipeline.engine.core import (
-    GameInfo,
-)
+from pipeline.engine.core import Chance, Event, GameInfo
 
-from .compiler import (
-    MAL,
-    PRE,
-)
+from .compiler import MAL, PRE, CardInfo
 
 SLUG = "bless"
 INFO = GameInfo(
@@ -105,3 +100,49 @@ def is_subset(chosen: Any, cards: tuple[int, ...]) -> bool:
         return False
     positions = [cards.index(c) for c in chosen]
     return positions == sorted(set(positions))
+
+
+class GameFields:
+    """The fields of a Bless game (set in BlessGame.__init__), declared once so that the rule
+    mixins that read and change them type-check."""
+
+    info: list[CardInfo]
+    log: list[Event]
+    chance: Chance
+    num_players: int
+    altar_limit: int
+    max_turns: int
+    zone: list[int]
+    piles: list[list[int]]
+    corrupt: list[int]
+    stasi: list[int]
+    attacked: list[int]
+    invoked: list[int]
+    responded: list[int]
+    barrier: list[int]
+    host: list[int]
+    since: list[int]
+    lasting: list[Any]
+    scores: list[int]
+    blessed: list[int]
+    bonus: list[int]
+    turn: int
+    active: int
+    first: int
+    actions: int
+    end_now: bool
+    final_by: int
+    final_how: str
+    final_last: int
+    over: bool
+    winner: int
+    stack: list[tuple[Any, ...]]
+    triggers: list[tuple[Any, ...]]
+    pending: Decision | None
+    fight: tuple[int, int] | None
+    ts: int
+    version: int
+    _fx: dict[str, Any] | None
+    _sources: dict[tuple[int, int, int, int], list[Any]]
+    _vals: dict[int, Any]
+    _busy: set[int]

@@ -276,7 +276,7 @@ def compile_expr(e: Any, comp: Compiler) -> Expr:
         return _compile_stat_of(e, comp)
     if isinstance(e, vocab.Extreme):
         among, pick = CFilter(e.among, comp), (max if e.max else min)
-        stat, original = STAT[e.max or e.min], e.original
+        stat, original = STAT[str(e.max or e.min)], e.original
 
         def extreme(g: Any, ctx: Ctx, it: int) -> int | None:
             values = [g.stat(c, stat, original) for c in among.cards(g, ctx)]
@@ -374,10 +374,19 @@ class CStep:
             target if target is None or isinstance(target, str) else CSelector(target, comp)
         )
         self.kind = op
-        self.add = self.set = self.amount = None
+        # compiled closures (Expr) and filters (CFilter), as the step's op has them
+        self.add: Any = None
+        self.set: Any = None
+        self.amount: Any = None
         self.always = self.original = False
-        self.when = self.vs = self.by = None
-        self.keyword = self.forma = self.into = self.to = self.text = None
+        self.when: Any = None
+        self.vs: Any = None
+        self.by: Any = None
+        self.keyword: Any = None
+        self.forma: Any = None
+        self.into: Any = None
+        self.to: Any = None
+        self.text: Any = None
         self.stasi = self.shuffle = False
         if op == "modify":
             self.kind = raw.stat + ("_original" if raw.original else "")

@@ -144,9 +144,9 @@ class Effects(Values):
         if len(f.extra) < wanted:
             if choice is None:
                 kind = "into" if st.op == "play" else "forma"
-                options = (MAL, PRE) if kind == "into" else (LUCE, OMBRA)
+                pair = (MAL, PRE) if kind == "into" else (LUCE, OMBRA)
                 about = (f.ab.card, f.picks[len(f.extra)] if kind == "into" else f.picks[0])
-                self._decide(f.user, kind, options, ("ab", f), about)
+                self._decide(f.user, kind, pair, ("ab", f), about)
                 return SUSPEND, f
             f = f._replace(extra=(*f.extra, choice))
             if len(f.extra) < wanted:

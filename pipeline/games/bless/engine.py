@@ -60,7 +60,8 @@ class BlessRules(BlessScenarios, BlessFigures):
     @classmethod
     def from_records(cls, records: Sequence[CardRecord], digest: str) -> BlessRules:
         """One CardInfo per copy of each card (attributes and structured effects)."""
-        cards, texts = [], {}
+        cards: list[CardInfo] = []
+        texts: dict[int, dict[str, str]] = {}
         for card in sorted(records, key=lambda c: c.number):
             for _ in range(card.copies):
                 index = len(cards)

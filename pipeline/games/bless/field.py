@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .common import (
     LIMIT_ECO,
     LIMIT_MAL,
+    GameFields,
 )
 from .compiler import (
     ECO,
@@ -23,7 +24,7 @@ from .compiler import (
 from .effects import Frame
 
 
-class Field:
+class Field(GameFields):
     """Rule mixin of BlessGame: zones, bonds, limits and the primitives."""
 
     if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)

@@ -174,7 +174,7 @@ class BlessScenarios:
         raw = spec.model_dump(exclude_none=True)
         raw["altar"] = int(options.get("altar", 5))
         try:
-            return self.position(raw, spec.seed, spec.dice)  # type: ignore[no-any-return]
+            return self.position(raw, spec.seed, spec.dice)
         except KeyError as exc:
             raise ScenarioError(exc.args[0]) from exc
 
@@ -318,8 +318,8 @@ class BlessScenarios:
                     if self.parse_action(g, spec) in legal:
                         out.append(f"{spec} should not be legal")
             elif key == "final":
-                got = {"by": g.final_by + 1, "how": g.final_how, "last_turn": g.final_last}
-                same("final turns", {k: got.get(k) for k in want}, want)
+                final = {"by": g.final_by + 1, "how": g.final_how, "last_turn": g.final_last}
+                same("final turns", {k: final.get(k) for k in want}, want)
         except (KeyError, ValueError, AttributeError, TypeError) as exc:
             out.append(f"{key}: cannot check {want!r} ({exc})")
         return out
@@ -390,8 +390,8 @@ class BlessScenarios:
                 state = "Corrotta" if m.corrotta else "Pura"
                 stasi = ", in Stasi" if m.stasi else ""
                 parts.append(f"Maledizione {name(m.card)} ({state}{stasi})")
-            for item in side.preghiere:
-                pr = Preghiera(card=item) if isinstance(item, str) else item
+            for prayer in side.preghiere:
+                pr = Preghiera(card=prayer) if isinstance(prayer, str) else prayer
                 bond = f", legata a {name(pr.host)}" if pr.host else ""
                 parts.append(f"Preghiera {name(pr.card)}{bond}")
             if side.altare:

@@ -391,6 +391,7 @@ class BlessGame(Turns, Field, Effects):
         if d.kind == "main":
             self._main(choice)
         else:
+            assert d.resume is not None
             self._RESUME[d.resume[0]](self, d.resume, choice)
 
     def _flush_triggers(self) -> None:

@@ -16,6 +16,7 @@ from .common import (
     HAND_SIZE,
     INTO,
     TIE,
+    GameFields,
     clash_eye,
 )
 from .compiler import (
@@ -32,7 +33,7 @@ from .compiler import (
 )
 
 
-class Turns:
+class Turns(GameFields):
     """Rule mixin of BlessGame: setup, turns, the main phase and the clash."""
 
     if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
@@ -193,7 +194,7 @@ class Turns:
         a «sempre» fixes it, Forma, Rivalità, any «Vince»/tie effect on it, Fato."""
         memo = self._vals.get(-1 - c)
         if memo is not None:
-            return memo  # type: ignore[return-value]
+            return memo
         fx = self._fx or self._standing()
         info, broad = self.info[c], fx["broad"]
         named = c in fx["touched"] or c in fx["suppressed"]
@@ -213,7 +214,7 @@ class Turns:
         )
         forma = self.forma(c) if "set_forma" in fx else info.forma
         memo = (raw, locked, forma, rival, special, fato)
-        self._vals[-1 - c] = memo  # type: ignore[assignment]
+        self._vals[-1 - c] = memo
         return memo
 
     def _main(self, action: Action) -> None:

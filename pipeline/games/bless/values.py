@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
+from .common import GameFields
 from .compiler import (
     DUALE,
     FOREVER,
@@ -90,7 +91,7 @@ def _file(fx: dict[str, Any], e: Standing) -> None:
     a card in neither has its printed values, which the hot paths read without more ado.
     """
     kind = e.step.kind
-    slot = fx.get(kind)
+    slot: tuple[dict[int, list[Standing]], list[Standing]] | None = fx.get(kind)
     if slot is None:
         slot = fx[kind] = ({}, [])
     if e.targets is not None:
@@ -108,7 +109,7 @@ def _file(fx: dict[str, Any], e: Standing) -> None:
         fx["fight"] = True
 
 
-class Values:
+class Values(GameFields):
     """Effects in force and the values they make (Occhio, Karma, Forma, keywords, flags),
     mixed into the Bless game, which provides the state (zone, piles, corrupt, lasting ...)."""
 

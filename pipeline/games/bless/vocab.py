@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -71,7 +71,10 @@ PREGHIERA_TRIGGERS = (
     "on_host_bless",
     "on_host_attacked",
 )
-Trigger = Literal[MALEDIZIONE_TRIGGERS + PREGHIERA_TRIGGERS]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    Trigger = str
+else:
+    Trigger = Literal[MALEDIZIONE_TRIGGERS + PREGHIERA_TRIGGERS]
 
 
 class _Strict(BaseModel):
@@ -632,7 +635,7 @@ def _words(node: BaseModel) -> Iterator[tuple[str, ...]]:
     elif isinstance(node, Turn):
         yield ("turno dell'avversario",) if node.turn == "opponent" else ("tuo turno",)
     elif isinstance(node, StatOf | Extreme):
-        yield (STAT_WORDS[node.stat if isinstance(node, StatOf) else (node.max or node.min)],)
+        yield (STAT_WORDS[str(node.stat if isinstance(node, StatOf) else (node.max or node.min))],)
         if isinstance(node, Extreme):
             yield ("più alto",) if node.max else ("più basso",)
     if isinstance(node, Take | Return) and node.shuffle:
@@ -728,7 +731,7 @@ def _refs(node: Any) -> set[str]:
             for name in item.model_fields_set:
                 value = getattr(item, name)
                 values = value if isinstance(value, list) else [value]
-                found.update(v for v in values if isinstance(v, str) and v in CardRef.__args__)
+                found.update(v for v in values if isinstance(v, str) and v in get_args(CardRef))
     return found
 
 

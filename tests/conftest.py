@@ -27,6 +27,8 @@ from pipeline.project import CACHE_ENV, DB_FILE, REFERENCE_ENV, SEEDS_ENV, env_d
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
+# The site's Bilanciamento pages simulate every engine: a few games are enough to test them.
+os.environ.setdefault("CARTIERA_BALANCE_GAMES", "40")
 # Where the seed documents are ($CARTIERA_SEEDS), None when not set: use the `seeds` fixture.
 SEEDS = env_dir(SEEDS_ENV)
 REFERENCE = env_dir(REFERENCE_ENV)

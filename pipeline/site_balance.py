@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,7 +20,8 @@ from typing import Any
 from .engine.plugin import FigureTable
 from .project import Project
 
-GAMES = 300
+# Enough for intervals of a few points, little enough for a quick build; the tests use fewer.
+GAMES = int(os.environ.get("CARTIERA_BALANCE_GAMES", "200"))
 SEED = 1
 AGENTS = "random"
 _PACKAGE = Path(__file__).resolve().parent
@@ -87,74 +89,50 @@ def ensure_balance(project: Project, slug: str) -> Balance | str:
         stored.write_text(json.dumps({"stamp": wanted, "error": error}), encoding="utf-8")
         return error
     for index, table in enumerate(balance.tables):
-        if table.chart:
-            (folder / f"{index:02d}-{table.key}.svg").write_bytes(chart_svg(table))
+        if chartable(table):
+            svg = chart_svg(table, balance.players or 2)
+            (folder / f"{index:02d}-{table.key}.svg").write_bytes(svg)
     data = {"stamp": wanted, **asdict(balance)}
     stored.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
     return balance
 
 
 def simulate_balance(project: Project, slug: str) -> Balance:
-    from . import simulate
+    """One run with the settings `cartiera simulate SLUG --games N --seed S` uses by default
+    (the game's fewest players, the random agent at every seat), so the page can say how to
+    repeat it."""
+    from .play import load_rules
+    from .simulate import make_setup, simulate
 
-    result = simulate.simulate(project, slug, games=GAMES, seed=SEED, agents=_agents(project, slug))
-    return Balance(slug, GAMES, SEED, AGENTS, getattr(result, "players", None), _tables(result))
-
-
-def _agents(project: Project, slug: str) -> Any:
-    """The agents argument simulate takes: one name for every seat."""
-    import inspect
-
-    from . import simulate
-
-    default = inspect.signature(simulate.simulate).parameters["agents"].default
-    if isinstance(default, tuple):
-        return (AGENTS,) * len(default)
-    return [AGENTS]
+    setup = make_setup(load_rules(project, slug), agents=AGENTS)
+    result = simulate(project, slug, games=GAMES, seed=SEED, setup=setup)
+    return Balance(slug, result.games, result.seed, AGENTS, result.players, figure_tables(result))
 
 
-def _tables(result: Any) -> list[FigureTable]:
-    """The result's figure tables: the generic ones when simulate gives them, else made from
-    the two-player figures it gives today (first player, length, cards)."""
-    tables = getattr(result, "tables", None)
-    if tables is not None:
-        return list(tables)
-    from .simulate import wilson
-
-    def rate(wins: int, n: int) -> dict[str, Any]:
-        low, high = wilson(wins, n)
-        return {"rate": wins / n if n else 0.0, "low": low, "high": high, "n": n}
-
-    first = result.first_player_wins
-    seats = FigureTable(
-        "posti",
-        "Vittorie per posto al tavolo",
-        ("Posto", "Vittorie"),
-        (
-            ("Primo giocatore", rate(first, result.finished)),
-            ("Secondo giocatore", rate(result.finished - first, result.finished)),
-        ),
-        "bars",
+def figure_tables(result: Any) -> list[FigureTable]:
+    """The figures every game gets (seats, teams, endings, length) as tables, then the game's
+    own (`result.tables`)."""
+    seats = tuple((f"Posto {p}", cell) for p, cell in enumerate(result.seats, 1))
+    tables = [
+        FigureTable("posti", "Vittorie per posto al tavolo", ("Posto", "Vittorie"), seats, "bars")
+    ]
+    if result.teams:
+        rows = tuple((f"Squadra {team}", cell) for team, cell in result.teams.items())
+        tables.append(
+            FigureTable("squadre", "Vittorie per squadra", ("Squadra", "Vittorie"), rows, "bars")
+        )
+    if result.how:
+        rows = tuple((how or "—", count) for how, count in result.how.items())
+        tables.append(
+            FigureTable(
+                "finali", "Come finiscono le partite", ("Fine", "Partite"), rows, "histogram"
+            )
+        )
+    rows = tuple((int(turns), count) for turns, count in result.turns["histogram"].items())
+    tables.append(
+        FigureTable("durata", "Durata delle partite", ("Turni", "Partite"), rows, "histogram")
     )
-    lengths = FigureTable(
-        "durata",
-        "Durata delle partite",
-        ("Turni", "Partite"),
-        tuple((int(k), v) for k, v in result.lengths["turns_histogram"].items()),
-        "histogram",
-    )
-    played = [c for c in result.cards if c.games_played]
-    cards = FigureTable(
-        "carte",
-        "Vittorie di chi ha giocato la carta",
-        ("Carta", "Vittorie", "Come Maledizione", "Come Preghiera"),
-        tuple(
-            (c.name, rate(c.wins, c.games_played), c.as_maledizione, c.as_preghiera)
-            for c in sorted(played, key=lambda c: -c.wins / c.games_played)
-        ),
-        "bars",
-    )
-    return [seats, lengths, cards]
+    return tables + list(result.tables)
 
 
 def _from_json(data: dict[str, Any]) -> Balance:
@@ -177,8 +155,20 @@ def is_rate(cell: Any) -> bool:
     return isinstance(cell, dict) and {"rate", "low", "high"} <= set(cell)
 
 
-def chart_svg(table: FigureTable) -> bytes:
-    """The table as a static SVG chart; the same figures give the same bytes."""
+def chartable(table: FigureTable) -> bool:
+    """Whether the table can be drawn as it asks: bars need a rate column, a histogram a
+    column of counts."""
+    if not table.rows or table.chart not in ("bars", "histogram"):
+        return False
+    first = table.rows[0]
+    if table.chart == "bars":
+        return any(is_rate(cell) for cell in first)
+    return any(isinstance(cell, (int, float)) for cell in first[1:])
+
+
+def chart_svg(table: FigureTable, players: int) -> bytes:
+    """The table as a static SVG chart; the same figures give the same bytes. A red line
+    marks an even share: 1 in `players` (1 in the number of teams for team tables)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -193,27 +183,39 @@ def chart_svg(table: FigureTable) -> bytes:
         "axes.spines.right": False,
     }
     with plt.rc_context(style):
-        fig = _histogram(plt, table) if table.chart == "histogram" else _bars(plt, table)
+        if table.chart == "histogram":
+            fig = _histogram(plt, table)
+        else:
+            even = 100 / (len(table.rows) if table.key == "squadre" else players)
+            fig = _bars(plt, table, even)
         out = io.BytesIO()
         fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
         plt.close(fig)
     return out.getvalue()
 
 
-def _bars(plt: Any, table: FigureTable) -> Any:
+def _bars(plt: Any, table: FigureTable, even: float) -> Any:
     column = next(i for i, cell in enumerate(table.rows[0]) if is_rate(cell))
     labels = [str(row[0]) for row in table.rows]
     rates = [row[column]["rate"] * 100 for row in table.rows]
-    lows = [r - row[column]["low"] * 100 for r, row in zip(rates, table.rows, strict=True)]
-    highs = [row[column]["high"] * 100 - r for r, row in zip(rates, table.rows, strict=True)]
-    fig, ax = plt.subplots(figsize=(7.5, 0.8 + 0.28 * len(labels)))
+    pairs = zip(rates, table.rows, strict=True)
+    lows, highs = zip(
+        *(
+            (max(0.0, r - row[column]["low"] * 100), max(0.0, row[column]["high"] * 100 - r))
+            for r, row in pairs
+        ),
+        strict=True,
+    )
+    fig, ax = plt.subplots(figsize=(6.4, 0.8 + 0.3 * len(labels)))
     positions = range(len(labels))
-    ax.barh(positions, rates, xerr=[lows, highs], color="#3f51b5", ecolor="#222", capsize=2)
+    ax.barh(
+        positions, rates, xerr=[list(lows), list(highs)], color="#3f51b5", ecolor="#222", capsize=2
+    )
     ax.set_yticks(list(positions), labels)
     ax.invert_yaxis()
-    ax.axvline(100 / max(2, len(labels)) if len(labels) <= 8 else 50, color="#c00", lw=0.8, ls="--")
+    ax.axvline(even, color="#c00", lw=0.8, ls="--")
     ax.set_xlim(0, 100)
-    ax.set_xlabel(f"{table.columns[column]} (%) con intervallo al 95%")
+    ax.set_xlabel(f"{table.columns[column]} (%), intervallo al 95%; in rosso la parità")
     ax.set_ylim(len(labels) - 0.5, -0.5)
     return fig
 
@@ -224,7 +226,7 @@ def _histogram(plt: Any, table: FigureTable) -> Any:
     )
     values = [row[0] for row in table.rows]
     counts = [row[column] for row in table.rows]
-    fig, ax = plt.subplots(figsize=(7.5, 3.2))
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
     if all(isinstance(v, (int, float)) for v in values):
         ax.bar(values, counts, width=0.9, color="#3f51b5")
     else:
@@ -262,7 +264,7 @@ def balance_page(
     tables = []
     for index, table in enumerate(balance.tables):
         chart = None
-        if table.chart:
+        if chartable(table):
             name = f"{index:02d}-{table.key}.svg"
             source = balance_dir(project, game.slug) / name
             (folder / name).write_bytes(source.read_bytes())

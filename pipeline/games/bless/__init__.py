@@ -1,10 +1,12 @@
-"""Bless: the effect vocabulary and its checks (vocab), and the rules engine (engine,
-effects, narrate). Importing the package stays light: the engine loads only when asked."""
+"""Bless: the effect vocabulary (vocab) and its checks (checks), and the rules engine
+(engine, state, turns, field, compiler, values, effects), its narration, scenarios and
+figures. Importing the package stays light: the engine loads only when asked."""
 
 from pipeline.engine.plugin import GamePlugin
 from pipeline.games import CardProblem
 
-from .vocab import DATA_MODELS, NO_EFFECT, BlessEffects, check, summary
+from .checks import NO_EFFECT, check, summary
+from .vocab import DATA_MODELS, BlessEffects
 
 PLUGIN = GamePlugin(
     slug="bless",

@@ -765,3 +765,34 @@ def test_figures(rules):
     assert abs(sum(cell["rate"] for cell in ends.values()) - 1) < 1e-9
     assert all(cell["low"] <= cell["rate"] <= cell["high"] for cell in ends.values())
     assert sum(count for _, count in tables["durata"].rows) == 40
+
+
+def test_simulate_matches_from_the_cli(built_once, cli):
+    run = cli(
+        built_once,
+        "simulate",
+        "blitz",
+        "--match",
+        "rounds",
+        "--games",
+        "4",
+        "--agents",
+        "greedy,random",
+    )
+    assert run.exit_code == 0, run.output
+    assert "Sfide vinte dall'agente greedy" in run.stdout and "Round per sfida" in run.stdout
+    again = cli(
+        built_once,
+        "simulate",
+        "blitz",
+        "--match",
+        "points",
+        "--games",
+        "3",
+        "--json",
+        "--jobs",
+        "2",
+    )
+    assert again.exit_code == 0 and '"mode": "points"' in again.stdout
+    bad = cli(built_once, "simulate", "blitz", "--match", "tornei")
+    assert bad.exit_code == 2 and "no match mode 'tornei'" in bad.output

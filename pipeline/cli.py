@@ -717,6 +717,24 @@ def images_cmd(
     )
 
 
+@app.command("preview")
+@fails_cleanly
+def preview_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug, e.g. bless.")],
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free).")
+    ] = 8765,
+) -> None:
+    """Serve every card face at true size, with trim, bleed and safe-zone guides; the page
+    follows your edits of cards.yaml and the card templates within a second."""
+    from .preview import serve
+
+    project = _project(ctx)
+    _check_games(project, [game])
+    serve(project, game, port)
+
+
 @app.command("site")
 @fails_cleanly
 def site_cmd(

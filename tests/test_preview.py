@@ -1,0 +1,99 @@
+"""`cartiera preview` in a real Chromium: the page follows edits of cards.yaml by itself,
+re-rendering only what changed, and shows a broken file's error instead of dying."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import edit
+
+from pipeline.preview import Preview
+from pipeline.project import open_project
+
+CARDS = Path("games") / "mazzo" / "cards.yaml"
+CAPTIONS = "return [...document.querySelectorAll('figcaption')].map(c => c.textContent).join('\\n')"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def preview_url(project: Path) -> Iterator[str]:
+    port = _free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "pipeline", "--project", str(project), "preview", "mazzo",
+         "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}/"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url + "state.json", timeout=1).read()
+            break
+        except OSError:
+            if server.poll() is not None:
+                pytest.fail(server.stdout.read() if server.stdout else "preview ended")
+            time.sleep(0.3)
+    yield url
+    server.terminate()
+    server.wait(timeout=10)
+
+
+def _wait(driver: object, condition: object, timeout: float) -> object:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition)
+
+
+def test_the_page_follows_an_edit_and_shows_a_broken_file(
+    project: Path, preview_url: str, session_browser: object
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver = session_browser
+    driver.get(preview_url)  # type: ignore[attr-defined]
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "figure img"), 60)
+    assert "Spia · fronte" in driver.execute_script(CAPTIONS)  # type: ignore[attr-defined]
+    width = driver.execute_script(  # type: ignore[attr-defined]
+        "return document.querySelector('.card').getBoundingClientRect().width"
+    )
+    assert abs(width - (63.5 + 6) * 96 / 25.4) < 2  # poker card plus bleed, at true size
+    images = driver.execute_script(  # type: ignore[attr-defined]
+        "return [...document.images].filter(i => i.complete && i.naturalWidth > 0).length"
+    )
+    assert images > 0
+    edit(project / CARDS, "name: Spia", "name: Spia Segreta")
+    started = time.monotonic()
+    _wait(driver, lambda d: "Spia Segreta · fronte" in d.execute_script(CAPTIONS), 10)
+    assert time.monotonic() - started < 2.0  # no manual reload, within two seconds
+    (project / CARDS).write_text("cards: [\n  - {number: 1\n", encoding="utf-8")
+    alert = _wait(
+        driver,
+        lambda d: d.execute_script("return document.getElementById('problems').textContent"),
+        10,
+    )
+    assert "games/mazzo/cards.yaml" in str(alert)
+    assert "error" in str(alert)
+
+
+def test_only_the_changed_faces_are_laid_out_again(project: Path, own_cache: None) -> None:
+    preview = Preview(open_project(project), "mazzo")
+    preview.refresh()
+    faces = {f["digest"] for f in preview.state()["faces"]}
+    assert len(faces) > 10
+    start = preview.rendered
+    edit(project / CARDS, "name: Spia", "name: Spia Segreta")
+    preview.refresh()
+    assert preview.rendered - start == 1  # the one front that changed
+    assert preview.image(preview.state()["faces"][0]["digest"]) is not None

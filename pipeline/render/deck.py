@@ -129,7 +129,7 @@ def build_deck(
     else:
         _cards(imposer, faces, run, options)
     target = out or project.build_dir / "decks" / deck_file_name(slug, options)
-    data = imposer.save()
+    data = imposer.save(pdfx=options.layout == "cards")
     atomic_write(target, data)
     result.path = target
     if options.layout in ("sheets", "fold"):

@@ -116,26 +116,55 @@ class Imposer:
         page.Contents = self.pdf.make_stream(content)
         return page
 
-    def save(self) -> bytes:
+    def save(self, pdfx: bool = False) -> bytes:
+        """The PDF's bytes; `pdfx` marks it PDF/X-4 with an sRGB output intent."""
         unify_fonts(self.pdf, self.font_cache)
-        self.pdf.docinfo = self.pdf.make_indirect(
-            pikepdf.Dictionary(
-                Title=pikepdf.String(self.title),
-                Producer=pikepdf.String("Cartiera"),
-                CreationDate=pikepdf.String("D:20260101000000Z"),
-                ModDate=pikepdf.String("D:20260101000000Z"),
-            )
+        info = pikepdf.Dictionary(
+            Title=pikepdf.String(self.title),
+            Producer=pikepdf.String("Cartiera"),
+            CreationDate=pikepdf.String("D:20260101000000Z"),
+            ModDate=pikepdf.String("D:20260101000000Z"),
         )
+        if pdfx:
+            info.GTS_PDFXVersion = pikepdf.String("PDF/X-4")
+            info.Trapped = pikepdf.Name.False_
+            self._output_intent()
+        self.pdf.docinfo = self.pdf.make_indirect(info)
         out = io.BytesIO()
         self.pdf.save(
             out,
             deterministic_id=True,
             compress_streams=True,
             object_stream_mode=pikepdf.ObjectStreamMode.generate,
+            min_version="1.6" if pdfx else "",
         )
         for source in self._sources.values():
             source.close()
         return out.getvalue()
+
+    def _output_intent(self) -> None:
+        """PDF/X-4: an output intent carrying an ICC profile (the sRGB profile pikepdf
+        ships), and XMP metadata that names the standard."""
+        icc = (Path(pikepdf.__file__).parent / "pdfa" / "data" / "sRGB.icc").read_bytes()
+        profile = self.pdf.make_stream(icc, pikepdf.Dictionary(N=3))
+        intent = pikepdf.Dictionary(
+            Type=pikepdf.Name.OutputIntent,
+            S=pikepdf.Name.GTS_PDFX,
+            OutputConditionIdentifier=pikepdf.String("sRGB IEC61966-2.1"),
+            RegistryName=pikepdf.String("http://www.color.org"),
+            Info=pikepdf.String("sRGB IEC61966-2.1"),
+            DestOutputProfile=profile,
+        )
+        self.pdf.Root.OutputIntents = pikepdf.Array([self.pdf.make_indirect(intent)])
+        with self.pdf.open_metadata(set_pikepdf_as_editor=False, update_docinfo=False) as meta:
+            meta.register_xml_namespace("http://www.npes.org/pdfx/ns/id/", "pdfxid")
+            meta["pdfxid:GTS_PDFXVersion"] = "PDF/X-4"
+            meta["dc:title"] = self.title
+            meta["xmp:CreateDate"] = "2026-01-01T00:00:00Z"
+            meta["xmp:ModifyDate"] = "2026-01-01T00:00:00Z"
+            meta["xmp:MetadataDate"] = "2026-01-01T00:00:00Z"
+            meta["pdf:Producer"] = "Cartiera"
+            meta["pdf:Trapped"] = "False"
 
 
 def marks_stream(

@@ -1,0 +1,170 @@
+"""The layouts people ask for: fold-and-glue, gutters, page saving on four papers, light
+ink, print-shop PDF/X-4, and the faces preview from the cache."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pikepdf
+import pypdfium2 as pdfium
+import pytest
+from conftest import invoke
+from test_print import prova as numbered_deck
+
+from pipeline.project import open_project
+from pipeline.render.deck import load_faces
+from pipeline.render.layout import SheetLayout, fold_layouts
+from pipeline.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
+
+prova = numbered_deck  # the numbered test deck, a fixture here too
+
+PT = 72 / 25.4
+GAMES = ("bless", "blitz", "samurai-sword", "mazzo", "bldng")
+TOTALS = {"bless": 62, "blitz": 54, "samurai-sword": 110, "mazzo": 33, "bldng": 126}
+
+
+def _text_in(page: pdfium.PdfPage, x: float, y: float, w: float, h: float) -> str:
+    height = page.get_height()
+    return page.get_textpage().get_text_bounded(
+        left=x * PT, bottom=height - (y + h) * PT, right=(x + w) * PT, top=height - y * PT
+    )
+
+
+@pytest.mark.parametrize(
+    ("paper", "size", "expected"),
+    [
+        ("a4", "poker", (3, 3, False)),
+        ("a4", "bridge", (5, 2, True)),  # page saving: 10 instead of 9
+        ("letter", "poker", (3, 3, False)),
+        ("a3", "poker", (6, 3, True)),
+        ("legal", "poker", (5, 2, True)),
+        ("a4", "tarot", (2, 2, False)),
+        ("a4", "mini", (4, 4, False)),
+    ],
+)
+def test_best_fit_orientation(paper: str, size: str, expected: tuple[int, int, bool]) -> None:
+    layout = SheetLayout.best_fit(PAPERS[paper], CARD_SIZES[size], 3.0, 0, PRINTABLE_MM[paper])
+    assert (layout.cols, layout.rows, layout.landscape) == expected
+    block = layout.block  # the cards stay inside the printable area
+    assert block.x >= PRINTABLE_MM[paper] - 1e-6 and block.y >= PRINTABLE_MM[paper] - 1e-6
+
+
+def test_gutter_gives_every_card_its_bleed() -> None:
+    """With a 6 mm gutter a poker card shows its 3 mm bleed on every side; A4 then holds 8
+    in landscape (6 in portrait)."""
+    layout = SheetLayout.best_fit(PAPERS["a4"], CARD_SIZES["poker"], 3.0, 6.0, 5.0)
+    assert (layout.cols, layout.rows, layout.landscape) == (4, 2, True)
+    for index in range(layout.per_sheet):
+        slot, shown = layout.slot(index), layout.visible(index)
+        assert (round(shown.w - slot.w, 6), round(shown.h - slot.h, 6)) == (6.0, 6.0)
+    xs, _ = layout.cut_lines()
+    assert len(xs) == 2 * layout.cols  # two cuts per gutter
+
+
+def test_fold_puts_each_back_behind_its_front(prova: Path, tmp_path: Path) -> None:
+    out = tmp_path / "fold.pdf"
+    run = invoke(prova, "deck", "prova", "--layout", "fold", "--out", str(out))
+    assert run.exit_code == 0, run.output
+    front, _, axis = fold_layouts(PAPERS["a4"], CARD_SIZES["poker"], 3.0, 0, 5.0)
+    assert axis == "x" and front.per_sheet == 4 and front.landscape
+    document = pdfium.PdfDocument(out)
+    numbers = [*range(1, 11), 10]
+    assert len(document) == 1 + math.ceil(len(numbers) / 4)  # no duplex: no blank page
+    width = front.paper.width
+    for index, number in enumerate(numbers):
+        sheet, slot = divmod(index, 4)
+        page = document[1 + sheet]
+        r = front.slot(slot)
+        assert f"F{number}" in _text_in(page, r.x, r.y, r.w, r.h)
+        # folded along the middle, the back sits at the mirror image of the front
+        assert _text_in(page, width - r.right, r.y, r.w, r.h).strip() == f"B{number}"
+    with pikepdf.open(out) as pdf:
+        content = pdf.pages[1].Contents.read_bytes()
+    fold_x = f"{width / 2 * PT:.3f}".rstrip("0").rstrip(".")
+    assert b"[2 2] 0 d" in content and fold_x.encode() in content  # the dashed fold line
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_every_layout_option_on_every_game(shared_project: Path, tmp_path: Path, slug: str):
+    """Fold, gutter, another paper and light ink together, on the real decks."""
+    out = tmp_path / f"{slug}.pdf"
+    run = invoke(
+        shared_project,
+        "deck",
+        slug,
+        "--layout",
+        "fold",
+        "--gutter",
+        "4",
+        "--paper",
+        "a3",
+        "--ink",
+        "light",
+        "--out",
+        str(out),
+    )
+    assert run.exit_code == 0, run.output
+    card = CARD_SIZES["bridge" if slug == "samurai-sword" else "poker"]
+    front, _, _ = fold_layouts(PAPERS["a3"], card, 3.0, 4.0, 5.0)
+    sheets = math.ceil(TOTALS[slug] / front.per_sheet)
+    match = re.search(r"\((\d+) sheets of (\d+) cards", run.stdout)
+    assert match and (int(match[1]), int(match[2])) == (sheets, front.per_sheet)
+    assert len(pikepdf.open(out).pages) == 1 + sheets
+    first = pdfium.PdfDocument(out)[0].get_textpage().get_text_range()
+    assert f"{front.per_sheet} carte per foglio" in first
+
+
+def test_light_ink_saves_ink_with_the_same_template(shared_project: Path, tmp_path: Path):
+    runs = {}
+    for ink in ("full", "light"):
+        out = tmp_path / f"{ink}.pdf"
+        run = invoke(shared_project, "deck", "blitz", "--ink", ink, "--out", str(out))
+        assert run.exit_code == 0, run.output
+        runs[ink] = [float(v) for v in re.findall(r"([\d.]+)%", run.stdout.split("ink")[-1])]
+    assert len(runs["full"]) == len(runs["light"]) == 6
+    for full, light in zip(runs["full"], runs["light"], strict=True):
+        assert light < 0.75 * full, (full, light)
+    project = open_project(shared_project)
+    full = load_faces(project, "blitz", 3.0)
+    light = load_faces(project, "blitz", 3.0, ink="light")
+    assert [full.faces[d].html for d in full.faces] == [light.faces[d].html for d in light.faces]
+    assert set(full.faces).isdisjoint(light.faces)  # cached apart
+
+
+def test_print_shop_pdf_is_pdfx4_with_an_output_intent(shared_project: Path, tmp_path: Path):
+    out = tmp_path / "shop.pdf"
+    assert (
+        invoke(shared_project, "deck", "blitz", "--layout", "cards", "--out", str(out)).exit_code
+        == 0
+    )
+    with pikepdf.open(out) as pdf:
+        assert pdf.pdf_version >= "1.6"
+        assert str(pdf.docinfo.GTS_PDFXVersion) == "PDF/X-4"
+        assert "PDF/X-4" in str(pdf.open_metadata())
+        (intent,) = list(pdf.Root.OutputIntents)
+        assert intent.S == "/GTS_PDFX"
+        profile = intent.DestOutputProfile.read_bytes()
+        assert profile[36:40] == b"acsp" and int(intent.DestOutputProfile.N) == 3
+        for page in pdf.pages:
+            media, bleed, trim = (
+                [float(v) for v in page.obj[key]] for key in ("/MediaBox", "/BleedBox", "/TrimBox")
+            )
+            assert media[0] <= bleed[0] < trim[0] and trim[2] < bleed[2] <= media[2]
+        marked = sum(
+            "RICOSTRUITA" in p.get_textpage().get_text_range() for p in pdfium.PdfDocument(out)
+        )
+        assert marked == 36  # the four reconstructed collections, 9 copies each (defect 8)
+
+
+def test_faces_preview_uses_the_cache(built: Path, own_cache: None, tmp_path: Path) -> None:
+    """Defect 9: a second `cartiera faces` renders nothing and gives the same bytes."""
+    first, second = tmp_path / "a.pdf", tmp_path / "b.pdf"
+    assert invoke(built, "faces", "mazzo", "--out", str(first)).exit_code == 0
+    cache = built / "build/cache/faces"
+    stamps = {p.name: p.stat().st_mtime_ns for p in cache.glob("*.pdf")}
+    assert stamps
+    assert invoke(built, "faces", "mazzo", "--guides", "--out", str(second)).exit_code == 0
+    assert {p.name: p.stat().st_mtime_ns for p in cache.glob("*.pdf")} == stamps
+    assert len(pikepdf.open(first).pages) == len(pikepdf.open(second).pages)

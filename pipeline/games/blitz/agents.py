@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
-from pipeline.engine.core import Action
+from pipeline.engine.core import Action, State
 from pipeline.engine.plugin import AgentFactory
 
 from .cards import BLITZ, BLOCCA, COLLECTION, PESCA, RAINBOW, RUBA, SCAMBIA, CardTable, plan_keys
-from .state import BLOCK, END_TURN, BlitzState
+from .decisions import BLOCK, END_TURN
+from .state import BlitzState
 
 ROLE_WORTH = {PESCA: 2.0, SCAMBIA: 2.0, RUBA: 3.0, BLOCCA: 2.5, BLITZ: 5.0}
 
@@ -42,7 +43,8 @@ class GreedyAgent:
     def __init__(self, seed: int = 0):
         self.rng = random.Random(seed)
 
-    def act(self, state: BlitzState) -> Action:
+    def act(self, game: State) -> Action:
+        state = cast(BlitzState, game)
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]

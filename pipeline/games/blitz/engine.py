@@ -21,11 +21,12 @@ from .cards import (
     collection_key,
     plan_keys,
 )
+from .decisions import MAIN
 from .figures import FiguresMixin
 from .matches import MATCH_MODES, MatchResult, simulate_matches
 from .narrate import narrate
 from .scenario import ScenarioMixin
-from .state import MAIN, BlitzState
+from .state import BlitzState
 
 TEAM_MODES = ("none", "pairs", "teams")
 OPTION_NAMES = ("teams", "decks", "rush", "blitz_mode")

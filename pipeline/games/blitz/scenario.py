@@ -15,12 +15,13 @@ give: aria, take: fuoco, from: sciolte|fuoco|diverse}``, ``{card: blitz, targets
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pipeline.engine.core import Action, Chance, Event
 
 from .cards import BLITZ, COLLECTIONS_NEEDED, RAINBOW, CardTable
-from .state import EVENT_FIELDS, MAIN, BlitzState
+from .decisions import MAIN
+from .state import EVENT_FIELDS, BlitzState
 
 if TYPE_CHECKING:
     from .engine import BlitzRules
@@ -69,7 +70,7 @@ class ScenarioMixin:
         return RAINBOW_NAME if key == RAINBOW else self.table.codes[self.table.type_card[key]]
 
     def setup(
-        self: BlitzRules,  # type: ignore[misc]
+        self,
         position: Mapping[str, Any],
         players: int = 2,
         options: Mapping[str, Any] | None = None,
@@ -77,9 +78,9 @@ class ScenarioMixin:
         unknown = set(position) - POSITION_KEYS
         if unknown:
             raise ValueError(f"unknown position keys: {', '.join(sorted(unknown))}")
-        state = self.configure(players, options, Chance(0))
+        state = cast("BlitzRules", self).configure(players, options, Chance(0))
         inst = state.inst
-        free = {d: [] for d in range(len(self.table.codes))}
+        free: dict[int, list[int]] = {d: [] for d in range(len(self.table.codes))}
         for c in range(len(inst.card)):
             if c not in inst.aside:
                 free[inst.card[c]].append(c)

@@ -57,8 +57,6 @@ class Warrior:
         n = len(view["players"])
         mine = view["teams"][str(me)]
         shogun = view["shogun"]
-        if view["roles"].get(str(me)) is None:
-            return [0.5] * n
         counts = dict(ROLES_BY_PLAYERS[n])
         counts["shogun"] -= 1
         my_kind = view["kinds"][str(me)]
@@ -80,7 +78,7 @@ class Warrior:
                 hostile = attacks[q][me] + (attacks[q][shogun] if mine == "Shogun" else 0)
                 friendly = attacks[q][shogun] if mine == "Ninja" else 0
                 guess = base + 0.3 * hostile - 0.2 * friendly
-                out[q] = 0.0 if base == 0.0 else min(0.95, max(0.05, guess))
+                out[q] = base if base in (0.0, 1.0) else min(0.95, max(0.05, guess))
         return out
 
     # -- the play phase ------------------------------------------------------------------
@@ -90,7 +88,7 @@ class Warrior:
     ) -> Action:
         players = view["players"]
         ronin = view["teams"][str(me)] == "Ronin"
-        best, best_value = END, 0.0
+        best, best_value = [END], 0.0
         for action in legal:
             if action in (END, ABILITY):
                 continue
@@ -105,14 +103,16 @@ class Warrior:
                 gain = wounds + (3.0 if wounds >= res else 0.0)
                 value = enemy[target] * gain - (1 - enemy[target]) * gain * 1.5
             else:
-                value = self._action_value(cards.action[c], me, target, extra, cards, view, enemy)
+                value = self._action_value(cards.effect(c), me, target, extra, cards, view, enemy)
                 if cards.end_points[c] and not ronin:
                     value = 0.5 if len(view["hand"]) > 6 else -1.0
             if value > best_value + 1e-9:
-                best, best_value = action, value
-        if best == END and ABILITY in legal and players[me]["resistance"] >= 3:
+                best, best_value = [action], value
+            elif best_value > 0 and abs(value - best_value) <= 1e-9:
+                best.append(action)  # equal worth: e.g. two targets as likely hostile
+        if best == [END] and ABILITY in legal and players[me]["resistance"] >= 3:
             return ABILITY
-        return best
+        return best[0] if len(best) == 1 else self.rng.choice(best)
 
     def _action_value(
         self,

@@ -25,6 +25,16 @@ def element(shape: str, colour: str) -> int:
     return SHAPES.index(shape) * len(COLOURS) + COLOURS.index(colour)
 
 
+def element_name(kind: int) -> str:
+    """An element kind in words, e.g. "Triangolo giallo"."""
+    return f"{SHAPES[kind // len(COLOURS)]} {COLOURS[kind % len(COLOURS)].lower()}"
+
+
+def element_code(kind: int) -> str:
+    """An element kind as the code of its plain Forma, e.g. "triangolo-giallo"."""
+    return element_name(kind).lower().replace(" ", "-")
+
+
 def _values(value: object) -> list[str]:
     if value is None:
         return []

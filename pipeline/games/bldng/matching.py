@@ -12,7 +12,6 @@ can be built with the deck.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
@@ -35,25 +34,35 @@ def _augment(
     return False
 
 
+def match(need: Mapping[T, int], cards: Sequence[Collection[T]]) -> list[T | None]:
+    """For each card, the element kind of `need` (kind -> how many) it stands for in a
+    largest matching, or None for a card left over."""
+    out: list[T | None] = [None] * len(cards)
+    left = dict(need)
+    jolly: list[int] = []
+    for i, fits in enumerate(cards):
+        if len(fits) != 1:
+            jolly.append(i)
+            continue
+        kind = next(iter(fits))
+        if left.get(kind, 0) > 0:
+            left[kind] -= 1
+            out[i] = kind
+    missing = [kind for kind, n in left.items() for _ in range(n)]
+    if missing and jolly:
+        owner = [-1] * len(jolly)
+        fits_of = [cards[i] for i in jolly]
+        for unit in range(len(missing)):
+            _augment(unit, missing, fits_of, owner, [False] * len(jolly))
+        for j, unit in enumerate(owner):
+            if unit >= 0:
+                out[jolly[j]] = missing[unit]
+    return out
+
+
 def cover(need: Mapping[T, int], cards: Iterable[Collection[T]]) -> int:
-    """The most elements of `need` (kind -> how many) that `cards` can stand for at once,
-    each card standing for one element of a kind it fits."""
-    plain: Counter[T] = Counter()
-    jolly: list[Collection[T]] = []
-    for fits in cards:
-        if len(fits) == 1:
-            plain[next(iter(fits))] += 1
-        else:
-            jolly.append(fits)
-    covered = sum(min(n, plain[kind]) for kind, n in need.items())
-    missing = [kind for kind, n in need.items() for _ in range(n - plain[kind]) if n > plain[kind]]
-    if not missing or not jolly:
-        return covered
-    owner = [-1] * len(jolly)
-    for unit in range(len(missing)):
-        if _augment(unit, missing, jolly, owner, [False] * len(jolly)):
-            covered += 1
-    return covered
+    """The most elements of `need` that `cards` can stand for at once, one element each."""
+    return sum(kind is not None for kind in match(need, list(cards)))
 
 
 def completes(need: Mapping[T, int], cards: Iterable[Collection[T]]) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pipeline.engine.core import Event
 
-from .cards import BldngCards
+from .cards import BldngCards, element_name
 
 REASONS = {
     "limite": "per restare nel limite",
@@ -69,11 +69,14 @@ def _sentence(rules: BldngCards, e: Event, players: int) -> str | None:
             note = " (in due non cambia nulla)" if players == 2 else ""
             return f"Il senso di gioco si inverte: ora è {way}{note}."
         case "end":
-            winner, _, card = a
+            winner, _, card, jolly = a
             if winner < 0:
                 return "La partita si ferma senza un builder: è pari."
             shown = f"mostra il progetto {name[card]} completo"
-            return f"{player_name(winner)} {shown} e vince: è un builder!"
+            values = "; ".join(f"{name[c]} vale {element_name(k)}" for c, k in jolly)
+            return f"{player_name(winner)} {shown} e vince: è un builder!" + (
+                f" ({values})" if values else ""
+            )
     return None
 
 

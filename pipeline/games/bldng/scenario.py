@@ -16,7 +16,7 @@ from typing import Any
 
 from pipeline.engine.core import Chance, Event
 
-from .cards import BldngCards
+from .cards import BldngCards, element_code
 from .state import EVENT_FIELDS, BldngState
 
 POSITION_KEYS = {
@@ -139,6 +139,8 @@ class ScenarioMixin(BldngCards):
                 value = [self.codes[c] for c in value]
             elif name in ("owner", "winner"):
                 value = value + 1  # 0: nobody
+            elif name == "jolly":  # what each Jolly of a completed project stands for
+                value = {self.codes[c]: element_code(k) for c, k in value}
             out[name] = value
         return out
 

@@ -16,6 +16,7 @@ from typing import Any
 from pipeline.engine.core import TERMINAL, Chance, Event, IllegalAction, Outcome
 
 from .cards import BldngCards
+from .matching import match
 
 SLUG = "bldng"
 ROUNDS = 200  # a game with no builder after so many rounds is a draw (ruling bldng-stallo)
@@ -41,7 +42,7 @@ EVENT_FIELDS: dict[str, list[str]] = {
     "shift": ["projects"],
     "change": ["old", "new"],
     "reverse": ["direction"],
-    "end": ["winner", "how", "card"],
+    "end": ["winner", "how", "card", "jolly"],
 }
 
 
@@ -400,9 +401,19 @@ class BldngState:
             self._finish((winner,), "progetto")
 
     def _finish(self, winners: tuple[int, ...], how: str) -> None:
+        """The end; a builder shows the project and says what each Jolly stands for (5.2)."""
         self.result = Outcome(winners, how)
-        card = self.project[winners[0]] if winners else -1
-        self.log.append(Event("end", -1, (winners[0] if winners else -1, how, card)))
+        card = -1
+        jolly: tuple[tuple[int, int], ...] = ()
+        if winners:
+            card, site = self.project[winners[0]], self.site[winners[0]]
+            kinds = match(self.rules.need[card], [self.rules.fits[c] for c in site])
+            jolly = tuple(
+                (c, k)
+                for c, k in zip(site, kinds, strict=True)
+                if k is not None and not self.rules.plain[c]
+            )
+        self.log.append(Event("end", -1, (winners[0] if winners else -1, how, card, jolly)))
 
     # -- what a player sees; copies -------------------------------------------------------------
 

@@ -144,5 +144,6 @@ class GameFields:
     version: int
     _fx: dict[str, Any] | None
     _sources: dict[tuple[int, int, int, int], list[Any]]
+    _collected: dict[tuple[Any, ...], dict[str, Any]]
     _vals: dict[int, Any]
     _busy: set[int]

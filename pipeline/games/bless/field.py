@@ -118,9 +118,9 @@ class Field(GameFields):
 
     def _hosts(self, p: int) -> list[int]:
         """Maledizioni a Legame of `p` may bind to: not one with the opponent's Legame."""
-        return [
-            m for q in (p, 1 - p) for m in self.piles[2 * MAL + q] if not self._foreign_bond(m, p)
-        ]
+        host = self.host
+        taken = {host[x] for x in self.piles[2 * PRE + 1 - p] if host[x] >= 0}
+        return [m for q in (p, 1 - p) for m in self.piles[2 * MAL + q] if m not in taken]
 
     def _legami_on(self, m: int) -> list[int]:
         host = self.host

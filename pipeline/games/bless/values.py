@@ -145,7 +145,7 @@ class Values(GameFields):
         """Every effect in force, filed by kind and by the card it affects ("broad": read
         continuously from a selector)."""
         info, piles, zone, host = self.info, self.piles, self.zone, self.host
-        cache, sources = self._sources, []
+        cache, sources, keys = self._sources, [], []
         for p in (0, 1):
             for c in piles[2 * MAL + p]:
                 if info[c].mal.get("static"):
@@ -159,6 +159,7 @@ class Values(GameFields):
                             for st in ab.effects
                         ]
                     sources.append((c, entries))
+                    keys.append(key)
             for c in piles[2 * PRE + p]:
                 h = host[c]
                 if h >= 0 and info[c].pre.get("bond"):
@@ -172,6 +173,7 @@ class Values(GameFields):
                             for st in ab.effects
                         ]
                     sources.append((-1, entries))
+                    keys.append(key)
         turn = self.turn
         lasting = [e for e in self.lasting if e.start <= turn <= e.end]
         suppressed: frozenset[int] = frozenset()
@@ -181,7 +183,13 @@ class Values(GameFields):
             for ab, e in entries
             if ab.suppresses and e.step.op == "suppress"
         ] + [e for e in lasting if e.step.op == "suppress"]
-        if suppressors:
+        memo = None
+        if not suppressors:  # then what is in force depends only on its sources
+            memo = (*keys, *lasting)
+            known = self._collected.get(memo)
+            if known is not None:
+                return known
+        else:
             suppressed = frozenset(
                 c
                 for p in (0, 1)
@@ -200,6 +208,8 @@ class Values(GameFields):
                     _file(fx, e)
         for e in lasting:
             _file(fx, e)
+        if memo is not None:
+            self._collected[memo] = fx
         return fx
 
     def _entries(self, kind: str, c: int) -> tuple[list[Standing], list[Standing]]:

@@ -880,6 +880,15 @@ def simulate_cmd(
             "--match", help="Play whole matches of the game's match mode (blitz: rounds, points)."
         ),
     ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Play on a Dask cluster: its scheduler (tcp://HOST:PORT), or local:N for N "
+            "workers here. The results do not depend on it.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Play many seeded games between agents: win rates by seat, team and agent with 95%
     intervals, draws, how games ended, lengths, and the game's own figures. With --match,
@@ -888,6 +897,13 @@ def simulate_cmd(
 
     from .simulate import simulate
 
+    if cluster is not None:
+        from .cluster import parse_address
+
+        try:
+            parse_address(cluster)
+        except ValueError as exc:
+            _usage(f"--cluster {exc}")
     project, rules, setup = _engine_setup(
         ctx, game, players=players, teams=teams, options=options, agents=agents
     )
@@ -913,9 +929,10 @@ def simulate_cmd(
                 setup,
                 jobs,
                 lambda done, total: bar.update(task, completed=done),
+                cluster,
             )
     else:
-        result = simulate(project, game, games, seed, setup, jobs)
+        result = simulate(project, game, games, seed, setup, jobs, cluster=cluster)
     typer.echo(result.to_json() if as_json else result.report("it"))
 
 

@@ -248,13 +248,15 @@ def _percent(cell: Mapping[str, Any]) -> dict[str, float]:
 
 def _cell(value: Any) -> str:
     if isinstance(value, dict) and "rate" in value:
-        return "-" if not value["n"] else f"{100 * value['rate']:.1f}%"
+        if not value["n"]:
+            return "-"
+        return f"{100 * value['rate']:.1f}% ({100 * value['low']:.0f}-{100 * value['high']:.0f})"
     return str(value)
 
 
 def _row(cells: Sequence[Any]) -> str:
     first, *rest = (str(c) for c in cells)
-    return f"{first:<34}" + "".join(f"{c:>10}" for c in rest)
+    return f"{first:<34}" + "".join(f"{c:>16}" for c in rest)
 
 
 def simulate(
@@ -265,17 +267,34 @@ def simulate(
     setup: Setup | None = None,
     jobs: int = 1,
     progress: Progress | None = None,
+    cluster: str | None = None,
 ) -> SimulationResult:
     """Play `games` seeded games (cards from the project's database) and gather the figures.
 
-    `jobs` worker processes share the chunks; `progress(done, total)` is called as they end.
+    `jobs` worker processes share the chunks, or the workers of the Dask cluster at `cluster`
+    (`local:N` starts one here); `progress(done, total)` is called as chunks end. Chunks are
+    merged in game order, so the figures never depend on where the games were played.
     """
     rules = load_rules(project, slug)
     setup = setup or make_setup(rules)
     cards = card_records(project, slug)
     chunks = [range(start, min(start + CHUNK, games)) for start in range(0, games, CHUNK)]
     summaries: list[dict[str, Any]] = []
-    if jobs <= 1:
+    if cluster is not None:
+        from .cluster import client_for, map_chunks
+
+        done = 0
+
+        def advance(count: int) -> None:
+            nonlocal done
+            done += count
+            if progress:
+                progress(done, games)
+
+        with client_for(cluster) as client:
+            for part in map_chunks(client, run_chunk, (setup, cards, seed), chunks, advance):
+                summaries += part
+    elif jobs <= 1:
         _rules_cache[slug, rules.digest] = rules
         parts: Any = (run_chunk(setup, cards, seed, chunk) for chunk in chunks)
         for part in parts:

@@ -53,7 +53,12 @@ class FiguresMixin:
         chains: list[int] = []
         blitz: dict[str, Any] | None = None
         turn = 0
+        just_played = False  # the events right after the BLITZ card: what it completed
         for e in state.log:
+            if just_played and e.kind == "complete":
+                blitz["formed"] += 1  # type: ignore[index]
+            elif e.kind not in ("chance", "action"):
+                just_played = False
             if e.kind == "turn":
                 turn = e.args[0]
             elif e.kind == "play" and e.args[1] >= 0:
@@ -61,8 +66,9 @@ class FiguresMixin:
             elif e.kind == "block":
                 chains[-1] += 1
             elif e.kind == "blitz":
-                blitz = {"player": e.player, "taken": len(e.args[1]), "turn": turn}
+                blitz = {"player": e.player, "taken": len(e.args[1]), "turn": turn, "formed": 0}
                 blitz["won"] = e.player in winners
+                just_played = True
         kinds = [
             {
                 "uguali": sum(1 for k, _ in state.comp[p] if k != RAINBOW),
@@ -121,6 +127,7 @@ class FiguresMixin:
             ("vince chi la gioca", rate(sum(1 for b in played if b["won"]), len(played))),
             ("vittoria attesa a caso", round(1 / _mean(sides), 3) if sides else 0.0),
             ("carte prese in media", _mean([b["taken"] for b in played])),
+            ("collezioni formate subito", _mean([b["formed"] for b in played])),
             ("turno medio in cui si gioca", _mean([b["turn"] for b in played])),
             ("turni per partita senza BLITZ", _mean([s["turns"] for s in others])),
         )

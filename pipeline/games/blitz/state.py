@@ -502,25 +502,29 @@ class BlitzState:
 
     def _arrange(self, p: int) -> None:
         """4.9: the owner regroups their area for the most complete collections, then the
-        most points; collections that stay the same are left as they are."""
+        most points. A collection whose kind the best grouping keeps stays as it is (each
+        kind uses fixed types, so the rest can always be grouped from what is left)."""
         want = plan_keys(tuple(self._type_counts(p)))
         if len(want) == len(self.comp[p]) and want == sorted(k for k, _ in self.comp[p]):
             return
+        missing = list(want)
+        kept, pool = [], list(self.loose[p])
+        for key, cards in self.comp[p]:
+            if key in missing:
+                missing.remove(key)
+                kept.append((key, cards))
+            else:
+                pool += cards
         kind = self.inst.type
-        pool = sorted(self.loose[p] + [c for _, cs in self.comp[p] for c in cs])
-        old = {cs for _, cs in self.comp[p]}
-        buckets: list[list[int]] = [[c for c in pool if kind[c] == t] for t in range(4)]
-        groups = []
-        for key in want:
+        buckets: list[list[int]] = [sorted(c for c in pool if kind[c] == t) for t in range(4)]
+        self.comp[p] = kept
+        new = []
+        for key in missing:
             if key == RAINBOW:
-                groups.append(tuple(sorted(b.pop(0) for b in buckets)))
+                new.append(tuple(sorted(b.pop(0) for b in buckets)))
             else:
-                groups.append(tuple(buckets[key].pop(0) for _ in range(4)))
-        self.comp[p] = []
+                new.append(tuple(buckets[key].pop(0) for _ in range(4)))
         self.loose[p] = sorted(c for b in buckets for c in b)
-        for cards in groups:
-            if cards in old:
-                self.comp[p].append((collection_key([kind[c] for c in cards]), cards))
-            else:
-                self._add_complete(p, cards)
+        for cards in new:
+            self._add_complete(p, cards)
         self._check_win(p)

@@ -776,3 +776,19 @@ def test_cli_simulate_record_replay(built_once, tmp_path):
     assert run.exit_code == 0 and "Lo Shogun è il giocatore" in run.stdout
     run = invoke(built_once, "simulate", SLUG, "--option", "espansione=rising-sun")
     assert run.exit_code == 2 and "Rising Sun" in run.output and "Traceback" not in run.output
+
+
+def test_action_texts_agree_with_their_data():
+    """validate's game check: an action whose data and text disagree is an error."""
+    from ruamel.yaml import YAML
+
+    from pipeline.games.samurai_sword.checks import check
+    from pipeline.sources import CardsSource
+
+    raw = YAML(typ="safe").load((ROOT / "games" / SLUG / "cards.yaml").read_text("utf-8"))
+    cards = CardsSource.model_validate(raw).cards
+    assert list(check(None, cards)) == []  # type: ignore[arg-type]
+    tea = next(c for c in cards if c.id == "cerimonia-del-te")
+    wrong = tea.model_copy(update={"data": {**tea.data, "pesca": 4}})
+    problems = list(check(None, [wrong]))  # type: ignore[arg-type]
+    assert [(p.card_id, p.field) for p in problems] == [("cerimonia-del-te", "text.effetto")]

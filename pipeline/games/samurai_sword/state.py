@@ -164,7 +164,7 @@ class SamuraiState(Table):
             raise IllegalAction(f"{action} is not legal now ({self.phase})")
         p = self.who
         self._legal = None
-        self.log.append(Event("action", p, tuple(action)))
+        self.log.append(Event("action", p, action))
         phase = self.phase
         if phase == "main":
             self._main(p, action)

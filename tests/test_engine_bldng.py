@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from pipeline.catalog import read_game
 from pipeline.database import build_database, open_engine
 from pipeline.engine.agents import RandomAgent, play
-from pipeline.examples import run_examples
+from pipeline.examples import examples_dir, load_scenario, run_examples
 from pipeline.games.bldng import checks, matching
 from pipeline.games.bldng.agents import BuilderAgent
 from pipeline.games.bldng.engine import BldngRules, build_rules
@@ -532,6 +533,20 @@ def test_the_validate_check_uses_the_engine_matching(rules):
     jolly = [{("Cerchio", "Rosso"), ("Cerchio", "Blu")}]
     assert checks._jolly_needed({**need, ("Cerchio", "Rosso"): 5}, plain, jolly) == (1, 0)
     assert checks._jolly_needed({**need, ("Cerchio", "Rosso"): 6}, plain, jolly) == (2, 1)
+
+
+def test_examples_name_known_rulings(built_once):
+    project = open_project(built_once)
+    known = {
+        r["id"]
+        for r in yaml.safe_load((project.games_dir / "bldng" / "rulings.yaml").read_text())[
+            "rulings"
+        ]
+    }
+    named = set()
+    for path in sorted(examples_dir(project, "bldng").glob("*.yaml")):
+        named |= set(load_scenario(path, project, "bldng")[0].rulings)
+    assert named and named <= known, named - known
 
 
 def test_examples(built_once, rules):

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from pipeline.catalog import read_game
 from pipeline.database import build_database, open_engine
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Replay, play_replay
-from pipeline.examples import example_names, run_examples
+from pipeline.examples import example_names, examples_dir, load_scenario, run_examples
 from pipeline.games.mazzo.agents import BluffAgent
 from pipeline.games.mazzo.engine import MazzoRules, build_rules
 from pipeline.games.mazzo.state import ABILITIES, MazzoState
@@ -366,6 +367,20 @@ def test_rules_clauses_have_tests(built_once):
 
 
 # -- the whole engine ---------------------------------------------------------------------------
+
+
+def test_examples_name_known_rulings(built_once):
+    project = open_project(built_once)
+    known = {
+        r["id"]
+        for r in yaml.safe_load((project.games_dir / "mazzo" / "rulings.yaml").read_text())[
+            "rulings"
+        ]
+    }
+    named = set()
+    for path in sorted(examples_dir(project, "mazzo").glob("*.yaml")):
+        named |= set(load_scenario(path, project, "mazzo")[0].rulings)
+    assert named and named <= known, named - known
 
 
 def test_examples(built_once, rules):

@@ -30,7 +30,7 @@ def plays(s: BlitzState, p: int, d: int, role: int) -> list[Action]:
         for q in opponents:
             if len(s.hands[p]) > 1 and s.hands[q]:
                 out.append(("gioca", d, q, "mano"))
-            out += [("gioca", d, q, "tavolo", *s) for s in table_swaps(s, p, q)]
+            out += [("gioca", d, q, "tavolo", *swap) for swap in table_swaps(s, p, q)]
         return out
     if role == BLITZ and s.comp[p]:
         with_loose = [q for q in opponents if s.loose[q]]
@@ -70,7 +70,7 @@ def table_swaps(s: BlitzState, p: int, q: int) -> list[tuple[int, int, int]]:
 
 def open_window(s: BlitzState, against: int) -> None:
     """Offer a Blocca, in seat order after the card on top, to every player of the side
-    attacked who holds one (ruling blitz-blocca-due-secondi)."""
+    attacked who holds one (rulings blitz-blocca-due-secondi, blitz-finestra-del-blocca)."""
     top = s.chain[-1][0]
     team = s.team[against]
     role = s.inst.role

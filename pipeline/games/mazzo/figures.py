@@ -45,7 +45,7 @@ class FigureMixin(MazzoCards):
         mazz = self.mazziere
         outcome = state.outcome()
         winners = list(outcome.winners) if outcome else []
-        played: list[list[int]] = [[], []]
+        played: list[list[str]] = [[], []]
         attacker = first
         for e in state.log:
             if e.kind == "turn":
@@ -55,7 +55,9 @@ class FigureMixin(MazzoCards):
                 for i, c in enumerate(cards):
                     if not mazz[c]:
                         played[attacker if i == 0 else 1 - attacker].append(self.codes[c])
-        defences = [(h[1], h[2], h[3]) for h in state.history if h[1] == "nonce"]
+        nonces = [e for e in state.log if e.kind == "nonce"]
+        judged = [e.kind for e in state.log if e.kind in ("believe", "doubt")]
+        lies = [e.args[1] for e in nonces]
         return {
             "first": first,
             "winners": winners,
@@ -63,11 +65,13 @@ class FigureMixin(MazzoCards):
             "bottini": [len(b) for b in state.bottini],
             "mazziere_start": [p for p in (0, 1) if any(mazz[c] for c in start[p])],
             "mazziere_bottino": [p for p in (0, 1) if any(mazz[c] for c in state.bottini[p])],
-            "nonce": len(defences),
-            "bluffs": sum(1 for d in defences if d[2] == 1),
-            "bluffs_doubted": sum(1 for d in defences if d[1] == "doubt" and d[2] == 1),
-            "doubts": sum(1 for d in defences if d[1] == "doubt"),
-            "doubts_right": sum(1 for d in defences if d[1] == "doubt" and d[2] == 1),
+            "nonce": len(nonces),
+            "bluffs": sum(lies),
+            "bluffs_doubted": sum(
+                1 for lie, j in zip(lies, judged, strict=False) if lie and j == "doubt"
+            ),
+            "doubts": judged.count("doubt"),
+            "doubts_right": sum(1 for e in state.log if e.kind == "doubt_right"),
             "played": played,
         }
 

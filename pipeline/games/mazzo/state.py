@@ -30,7 +30,7 @@ EVENT_FIELDS: dict[str, list[str]] = {
     "attack": ["card", "ability"],
     "last_card": ["card", "other"],
     "open": ["card"],
-    "nonce": ["card"],
+    "nonce": ["card", "lie"],  # lie: the defender held a character with the ability
     "believe": [],
     "doubt": ["card"],
     "show": ["cards"],
@@ -208,12 +208,14 @@ class MazzoState:
             self.hands[d].remove(action[1])
             self.defender_card = action[1]
             self.log.append(Event("open", d, (action[1],)))
-            self._record("open", "", 1)
+            self._record("open", "", 0)
             self._clash()
         elif kind == "nonce":
+            has = self.rules.has[self.ability]
+            lied = any(has >> c & 1 for c in self.hands[d])
             self.hands[d].remove(action[1])
             self.defender_card = action[1]
-            self.log.append(Event("nonce", d, (action[1],)))
+            self.log.append(Event("nonce", d, (action[1], lied)))
             self.phase = JUDGE
         elif kind == "believe":
             self.log.append(Event("believe", a))

@@ -33,11 +33,6 @@ def rate(successes: int, trials: int) -> dict[str, float]:
     return {"rate": successes / trials if trials else 0.0, "low": low, "high": high, "n": trials}
 
 
-def interval(cell: Mapping[str, float]) -> str:
-    """The 95% interval of a rate cell as text, for the printed table."""
-    return f"{100 * cell['low']:.1f}-{100 * cell['high']:.1f}"
-
-
 def summarize(state: SamuraiState) -> dict[str, Any]:
     """What one finished game gives the figures, as plain JSON values."""
     cards, n = state.cards, state.num_players
@@ -46,15 +41,15 @@ def summarize(state: SamuraiState) -> dict[str, Any]:
     weapons: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for event in state.log:
         if event.kind == "attack":
-            weapons[cards.code[event.args[1]]][0] += 1
+            weapons[cards.name[event.args[1]]][0] += 1
         elif event.kind == "wound" and cards.is_weapon[event.args[3]]:
-            weapons[cards.code[event.args[3]]][1] += event.args[0]
+            weapons[cards.name[event.args[3]]][1] += event.args[0]
     return {
         "players": n,
         "winner": state.team(next(iter(winners))) if winners else "",
         "teams": sorted({state.team(p) for p in range(n)}),
         "how": outcome.how if outcome else "",
-        "characters": [[cards.code[state.char[p]], p in winners] for p in range(n)],
+        "characters": [[cards.name[state.char[p]], p in winners] for p in range(n)],
         "weapons": dict(weapons),
     }
 
@@ -88,8 +83,8 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
         FigureTable(
             "lati",
             "Vittorie di ogni squadra",
-            ("squadra", "giocatori", "vittorie", "IC 95%"),
-            tuple((t, c, r, interval(r)) for c, t, r in sides),
+            ("squadra", "giocatori", "vittorie"),
+            tuple((t, c, r) for c, t, r in sides),
             chart="bars",
         ),
         FigureTable(
@@ -106,12 +101,8 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
         FigureTable(
             "personaggi",
             "Vittorie della squadra di ogni personaggio",
-            ("personaggio", "partite", "vittorie", "IC 95%"),
-            tuple(
-                (code, played[code], r, interval(r))
-                for code in sorted(played)
-                for r in [rate(won[code], played[code])]
-            ),
+            ("personaggio", "partite", "vittorie"),
+            tuple((code, played[code], rate(won[code], played[code])) for code in sorted(played)),
             chart="bars",
         ),
         FigureTable(

@@ -662,7 +662,10 @@ def deck_cmd(
         interleave=interleave,
         deck=deck,
     )
-    typer.echo(deck_summary(project, build_deck(project, game, options, out)))
+    result = build_deck(project, game, options, out)
+    for note in result.notes:
+        typer.echo(note, err=True)
+    typer.echo(deck_summary(project, result))
 
 
 class ImagePreset(StrEnum):

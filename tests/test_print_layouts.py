@@ -168,3 +168,47 @@ def test_faces_preview_uses_the_cache(built: Path, own_cache: None, tmp_path: Pa
     assert invoke(built, "faces", "mazzo", "--guides", "--out", str(second)).exit_code == 0
     assert {p.name: p.stat().st_mtime_ns for p in cache.glob("*.pdf")} == stamps
     assert len(pikepdf.open(first).pages) == len(pikepdf.open(second).pages)
+
+
+@pytest.mark.parametrize(
+    ("slug", "size"),
+    [
+        ("bless", "tarot"),
+        ("blitz", "mini"),
+        ("samurai-sword", "poker"),
+        ("mazzo", "euro"),
+        ("bldng", "bridge"),
+    ],
+)
+def test_card_size_per_run(shared_project: Path, tmp_path: Path, slug: str, size: str) -> None:
+    """Every face is drawn at the chosen size (trim + bleed), on as many per sheet as fit;
+    text the scaling takes below 6 pt is said, in one line."""
+    out = tmp_path / f"{slug}.pdf"
+    run = invoke(shared_project, "deck", slug, "--size", size, "--out", str(out))
+    assert run.exit_code == 0, run.output
+    card = CARD_SIZES[size]
+    layout = SheetLayout.best_fit(PAPERS["a4"], card, 3.0, 0, PRINTABLE_MM["a4"])
+    assert f"of {layout.per_sheet} cards" in run.stdout
+    with pikepdf.open(out) as pdf:
+        for name, xobject in pdf.pages[2].Resources.XObject.items():
+            if name.startswith("/F"):
+                x0, y0, x1, y1 = (float(v) / PT for v in xobject.BBox)
+                assert (round(x1 - x0, 2), round(y1 - y0, 2)) == (
+                    round(card.width + 6, 2),
+                    round(card.height + 6, 2),
+                )
+    drawn = CARD_SIZES["bridge" if slug == "samurai-sword" else "poker"]
+    scale = min(card.width / drawn.width, card.height / drawn.height)
+    assert ("below 6 pt" in run.stderr) == (scale < 0.98)  # labels are 6 pt as drawn
+
+
+def test_text_fit_is_checked_at_the_chosen_size(prova: Path, tmp_path: Path) -> None:
+    (prova / "templates/cards/prova/front.html.j2").write_text(
+        '<div data-fit="name" style="height: 4mm; width: 20mm; overflow: hidden; '
+        'font-size: 10pt">{{ card.name }} con un nome lungo</div>',
+        encoding="utf-8",
+    )
+    run = invoke(prova, "deck", "prova", "--size", "mini", "--out", str(tmp_path / "x.pdf"))
+    assert run.exit_code == 1
+    assert "does not fit its box on the front at mini size" in run.stderr
+    assert len(run.stderr.strip().splitlines()) <= 2 and "Traceback" not in run.output

@@ -24,7 +24,7 @@ from ..project import Project
 from ..rulebook import STATUS_LABELS
 from ..settings import site_url
 from ..templating import environment
-from .faces import DeckFaces, Ink, deck_faces, render_faces
+from .faces import DeckFaces, FacePage, Ink, deck_faces, render_faces
 from .layout import Axis, Duplex, Mark, Rect, SheetLayout, fold_layouts
 from .paper import BLEED_MM, PAPERS, PRINTABLE_MM, PT_PER_MM, SAFE_MM, Size
 from .sheets import Imposer, chunks, marks_stream
@@ -64,6 +64,7 @@ class DeckResult:
     sheets: int = 0
     landscape: bool = False
     coverage: list[float] = field(default_factory=list)  # ink per sheet, %
+    notes: list[str] = field(default_factory=list)  # warnings for the user, one line each
 
 
 def face_cache(project: Project) -> Path:
@@ -118,9 +119,10 @@ def build_deck(
     paths = render_faces(
         faces, face_cache(project), [d for _, front, back in run for d in (front, back)]
     )
+    notes = _size_check(faces, paths) if faces.design is not None else []
     title = f"{faces.game.name} — mazzo da stampare"
     imposer = Imposer(title, paths, project.cache_dir / "fonts")
-    result = DeckResult(Path())
+    result = DeckResult(Path(), notes=notes)
     if options.layout in ("sheets", "fold"):
         plan = plan_sheets(faces.trim, options)
         result.per_sheet, result.sheets = plan.front.per_sheet, plan.count(len(run))
@@ -135,6 +137,30 @@ def build_deck(
     if options.layout in ("sheets", "fold"):
         result.coverage = ink_coverage(data, plan, options)
     return result
+
+
+def _size_check(faces: DeckFaces, paths: dict[str, FacePage]) -> list[str]:
+    """At another card size: every text box must still fit (an error), and text that
+    the scaling takes below 6 pt is a warning."""
+    for digest, page in sorted(paths.items()):
+        for item in page.fits:
+            code, side = next(faces.sides(digest))
+            raise SourceError(
+                Problem(
+                    "error",
+                    f"{faces.game.slug}/{code}: text '{item['field']}' does not fit its box "
+                    f"on the {side} at {faces.size} size ({item['how']})",
+                    hint="shorten the text or print at the game's own size",
+                )
+            )
+    smallest = min((p.smallest_pt for p in paths.values() if p.smallest_pt), default=0.0)
+    printed = smallest * faces.scale
+    if printed and printed < 5.95:
+        return [
+            f"warning: at {faces.size} size the faces are scaled to {faces.scale:.0%}: "
+            f"the smallest text prints at {printed:.1f} pt, below 6 pt"
+        ]
+    return []
 
 
 def deck_file_name(slug: str, options: DeckOptions) -> str:

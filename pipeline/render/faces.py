@@ -25,7 +25,7 @@ from ..output import FIXED_DATE, atomic_write
 from ..templating import environment
 from .paper import BLEED_MM, CARD_SIZES, SAFE_MM, Size
 
-RENDERER_VERSION = "2"  # bump when the face pipeline changes what a digest stands for
+RENDERER_VERSION = "3"  # bump when the face pipeline changes what a digest stands for
 Ink = Literal["full", "light"]  # light: each template's ink-light variables apply
 TOLERANCE_PX = 0.75  # layout rounding that is not an overflow (CSS px; 1 px = 0.26 mm)
 
@@ -58,6 +58,14 @@ class DeckFaces:
     css: str
     size: str = "poker"  # the card size's name (CARD_SIZES)
     ink: Ink = "full"
+    design: Size | None = None  # the game's own card size, when printed at another
+
+    @property
+    def scale(self) -> float:
+        """How much the design is scaled to fit this card size (1: printed as drawn)."""
+        if self.design is None:
+            return 1.0
+        return min(self.trim.width / self.design.width, self.trim.height / self.design.height)
     faces: dict[str, Face] = field(default_factory=dict)
     fronts: dict[str, str] = field(default_factory=dict)  # card code -> digest
     backs: dict[str, str] = field(default_factory=dict)
@@ -130,24 +138,27 @@ def deck_faces(
     )
     size = size or game.card_size
     trim = CARD_SIZES[size]
-    faces = DeckFaces(game=game, trim=trim, bleed=bleed, css=css, size=size, ink=ink)
+    design = CARD_SIZES[game.card_size] if size != game.card_size else None
+    faces = DeckFaces(game, trim, bleed, css, size=size, ink=ink, design=design)
     rules_url = f"{site_url.rstrip('/')}/giochi/{game.slug}/regole/"
     base = {
         "game": game,
-        "trim": trim,
+        "trim": design or trim,  # templates draw at the game's size; a resize scales it
         "bleed": bleed,
         "safe": SAFE_MM,
         "qr_svg": qr_svg,
         "rules_url": rules_url,
         "site_url": site_url,
     }
-    salt = f"{RENDERER_VERSION}|{css}|{trim}|{bleed}|{ink}"
+    salt = f"{RENDERER_VERSION}|{css}|{trim}|{design}|{bleed}|{ink}"
     for card in game.cards:
         for side, template, index, label in (
             ("front", front, faces.fronts, "fronte"),
             ("back", back, faces.backs, "retro"),
         ):
             html = template.render(card=card, side=side, **base).strip()
+            if design is not None:
+                html = f'<div class="design">{html}</div>'
             digest = hashlib.sha256(f"{salt}|{html}".encode()).hexdigest()[:24]
             index[card.code] = digest
             faces.faces.setdefault(digest, Face(digest, html, f"{card.name} ({label})"))
@@ -174,9 +185,13 @@ def face_document(deck: DeckFaces, digests: Sequence[str], outline: bool = False
 
 
 def _geometry_css(deck: DeckFaces) -> str:
-    """Page, trim and bleed boxes in millimetres, so templates need no arithmetic."""
+    """Page, trim and bleed boxes in millimetres, so templates need no arithmetic.
+
+    At another card size than the game's, `.design` holds the face as drawn, scaled to
+    fit the card and centred; its background layer stretches to fill the new bleed."""
     page, trim, bleed = deck.page, deck.trim, deck.bleed
-    return (
+    drawn = deck.design or trim
+    css = (
         f"@page {{ size: {page.width}mm {page.height}mm; margin: 0; }}\n"
         "html, body { margin: 0; padding: 0; }\n"
         f".face {{ position: relative; width: {page.width}mm; height: {page.height}mm; "
@@ -185,10 +200,23 @@ def _geometry_css(deck: DeckFaces) -> str:
         f".trim {{ position: absolute; left: {bleed}mm; top: {bleed}mm; "
         f"width: {trim.width}mm; height: {trim.height}mm; }}\n"
         f".bleed-fill {{ position: absolute; left: -{bleed}mm; top: -{bleed}mm; "
-        f"width: {page.width}mm; height: {page.height}mm; }}\n"
+        f"width: {drawn.width + 2 * bleed}mm; height: {drawn.height + 2 * bleed}mm; }}\n"
         f".safe {{ position: absolute; left: {SAFE_MM}mm; top: {SAFE_MM}mm; "
-        f"width: {trim.width - 2 * SAFE_MM}mm; height: {trim.height - 2 * SAFE_MM}mm; }}"
+        f"width: {drawn.width - 2 * SAFE_MM}mm; height: {drawn.height - 2 * SAFE_MM}mm; }}"
     )
+    if deck.design is not None:
+        s = deck.scale
+        dx = (trim.width - s * drawn.width) / 2
+        dy = (trim.height - s * drawn.height) / 2
+        kx = (trim.width + 2 * bleed) / (s * (drawn.width + 2 * bleed))
+        ky = (trim.height + 2 * bleed) / (s * (drawn.height + 2 * bleed))
+        css += (
+            f"\n.design {{ position: absolute; left: {dx:.4f}mm; top: {dy:.4f}mm; "
+            f"width: {drawn.width}mm; height: {drawn.height}mm; "
+            f"transform-origin: 0 0; transform: scale({s:.5f}); }}\n"
+            f".design > .bleed-fill {{ transform: scale({kx:.5f}, {ky:.5f}); }}"
+        )
+    return css
 
 
 @cache
@@ -205,6 +233,7 @@ class FacePage:
     pdf: Path
     index: int
     fits: tuple[dict[str, str], ...]  # the data-fit boxes that overflow on this face
+    smallest_pt: float = 0.0  # the smallest text on the face as laid out (before scaling)
 
 
 def render_faces(
@@ -237,12 +266,18 @@ def render_faces(
             pdf = cache_dir / f"{digest}.pdf"
             data = document.copy([document.pages[index]]).write_pdf(pdf_identifier=digest.encode())
             atomic_write(pdf, data)
-            record = {"pdf": pdf.name, "fits": fits.get(index, [])}
+            record = {
+                "pdf": pdf.name,
+                "fits": fits.get(index, []),
+                "smallest_pt": _smallest_text(document.pages[index]),
+            }
             atomic_write(records[digest], json.dumps(record, ensure_ascii=False).encode())
     pages = {}
     for digest, path in records.items():
         record = json.loads(path.read_text(encoding="utf-8"))
-        pages[digest] = FacePage(cache_dir / record["pdf"], 0, tuple(record["fits"]))
+        pages[digest] = FacePage(
+            cache_dir / record["pdf"], 0, tuple(record["fits"]), record.get("smallest_pt", 0.0)
+        )
     return pages
 
 
@@ -267,6 +302,16 @@ def _walk(box: Any) -> Iterator[Any]:
     yield box
     for child in getattr(box, "children", None) or []:
         yield from _walk(child)
+
+
+def _smallest_text(page: Any) -> float:
+    """The smallest font size (pt) of any text on a laid-out page; 0 with no text."""
+    sizes = [
+        box.style["font_size"] * 0.75
+        for box in _walk(page._page_box)
+        if type(box).__name__ == "TextBox" and box.text.strip()
+    ]
+    return round(min(sizes), 2) if sizes else 0.0
 
 
 def _measure(document: Any) -> dict[int, list[dict[str, str]]]:

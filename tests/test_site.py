@@ -385,3 +385,32 @@ def test_404_is_the_italian_page_and_works_under_any_base(
     assert "Error response" not in body and 'lang="it"' in body
     assert not re.search(r'(?:href|src)="/cartiera/', body)
     assert "<base href=" in body  # set by its script from the path it is served under
+
+
+def test_build_makes_no_network_connection(shared_project: Path, session_site: Path) -> None:
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("unshare") is None:
+        pytest.fail("unshare (util-linux) is needed to cut the network")
+    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("this sandbox does not allow network namespaces")
+    command = [sys.executable, "-m", "pipeline", "--project", str(shared_project), "site"]
+    result = subprocess.run(["unshare", "-n", *command], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_charts_are_the_same_bytes_for_the_same_figures() -> None:
+    from pipeline.engine.plugin import FigureTable
+    from pipeline.site_balance import chart_svg, chartable
+
+    cell = {"rate": 0.55, "low": 0.5, "high": 0.6, "n": 400}
+    bars = FigureTable("posti", "Vittorie", ("Posto", "Vittorie"), (("Posto 1", cell),), "bars")
+    counts = FigureTable("durata", "Durata", ("Turni", "Partite"), ((30, 4), (31, 9)), "histogram")
+    for table in (bars, counts):
+        assert chartable(table)
+        assert chart_svg(table, 2) == chart_svg(table, 2)
+        assert b"<dc:date>" not in chart_svg(table, 2)
+    assert not chartable(FigureTable("x", "X", ("a", "b"), (("a", "b"),), "bars"))

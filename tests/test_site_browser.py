@@ -147,6 +147,11 @@ def test_table_pages_fit_a_phone(browser: Any, session_server: str, page: str) -
     browser.get(f"{session_server}/{page}")
     width = browser.execute_script("return document.documentElement.scrollWidth")
     assert width <= 390, (page, width)
+    broken = browser.execute_script(
+        "return [...document.querySelectorAll('table.cartiera-tabella td:nth-child(2) a')]"
+        ".filter(a => a.getClientRects().length > 1).map(a => a.textContent)"
+    )
+    assert broken == [], broken  # no name cut over two lines ("Shog/un")
     box = browser.execute_script(
         "const s = getComputedStyle(document.querySelector('.cartiera-filtri select'));"
         "return [s.borderTopWidth, s.borderTopStyle]"
@@ -301,3 +306,15 @@ def test_no_english_interface_string_in_the_browser(browser: Any, session_server
             "e.placeholder].join(' ')).join(' ')"
         )
         assert not ENGLISH.search(text), (page, ENGLISH.search(text))
+
+
+def test_a_paragraph_link_can_be_copied(browser: Any, session_server: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{session_server}/giochi/bless/regole/")
+    paragraph = browser.find_element(By.ID, "r2.2a")
+    button = paragraph.find_element(By.CSS_SELECTOR, "button.cartiera-copia")
+    ActionChains(browser).move_to_element(paragraph).click(button).perform()
+    _wait(browser, lambda d: "cartiera-copiato" in button.get_attribute("class"))
+    assert button.get_attribute("title") == "Link copiato"

@@ -157,3 +157,23 @@ class Warrior:
 
 
 AGENTS = {"guerriero": Warrior}
+
+
+def side_win_rate(rules: Any, games: int, seed: int = 1000) -> float:
+    """How often a side played by the guerriero beats sides played by random, over games
+    of 3 to 7 players in turn, each side of the table taking its turn as the guerriero's."""
+    from pipeline.engine.agents import RandomAgent
+
+    wins = 0
+    for i in range(games):
+        players = 3 + i % 5
+        state = rules.new_game(seed + i, players)
+        sides = sorted({state.team(p) for p in range(players)})
+        side = sides[(i // 5) % len(sides)]
+        agents = [
+            (Warrior if state.team(p) == side else RandomAgent)(i * 8 + p) for p in range(players)
+        ]
+        while not state.is_terminal():
+            state.apply(agents[state.current_player()].act(state))
+        wins += state.team(state.outcome().winners[0]) == side
+    return wins / games

@@ -66,6 +66,7 @@ class DeckFaces:
         if self.design is None:
             return 1.0
         return min(self.trim.width / self.design.width, self.trim.height / self.design.height)
+
     faces: dict[str, Face] = field(default_factory=dict)
     fronts: dict[str, str] = field(default_factory=dict)  # card code -> digest
     backs: dict[str, str] = field(default_factory=dict)

@@ -277,3 +277,10 @@ def test_browser_and_sql_agree_on_generated_queries(searcher: Searcher, page: An
         matched += isinstance(want, list) and bool(want)
     assert not mismatches, mismatches[:5]
     assert matched > 600  # most generated queries find something: the check is not vacuous
+
+
+def test_every_error_is_said_in_italian_on_the_site(page: Any) -> None:
+    messages = sorted({v["error"]["message"] for v in VECTORS if "error" in v})
+    said = page.execute_script("return arguments[0].map(m => CartieraQuery.italian(m))", messages)
+    for english, italian in zip(messages, said, strict=True):
+        assert italian != english, english

@@ -412,6 +412,163 @@
 
   /* --- the query box on a page ------------------------------------------------------ */
 
+  // The site speaks Italian: the parser's messages (the CLI's, in English) said again.
+  var ITALIAN = [
+    [/^expected a value after '(.*)'$/, "manca un valore dopo «$1»"],
+    [/^this quotation is never closed$/, "le virgolette non sono chiuse"],
+    [/^this parenthesis closes nothing$/, "questa parentesi non chiude niente"],
+    [/^expected '\)' to close the parenthesis$/, "manca la «)» che chiude la parentesi"],
+    [/^expected a condition inside the parentheses$/, "fra le parentesi manca una condizione"],
+    [/^expected a condition after '(.*)'$/, "manca una condizione dopo «$1»"],
+    [/^expected a condition before 'or'$/, "manca una condizione prima di «or»"],
+    [/^'or' needs a condition on each side \(not ordina:\)$/, "«or» vuole una condizione da ogni lato"],
+    [/^ordina: cannot be negated$/, "ordina: non si può negare"],
+    [/^ordina: belongs at the top level of the query$/, "ordina: va messo fuori dalle parentesi"],
+    [/^unknown attribute '(.*)'$/, "non c'è un attributo «$1»"],
+    [/^unknown status '(.*)' .*$/, "stato sconosciuto «$1» (si scrive ufficiale, ricostruito o incompleto)"],
+    [/^unknown card kind '(.*)'$/, "non c'è un tipo di carta «$1»"],
+    [/^unknown deck '(.*)'$/, "non c'è un mazzo «$1»"],
+    [/^unknown game '(.*)'$/, "non c'è un gioco «$1»"],
+    [/^unknown (.*) '(.*)'$/, "«$2» non è un valore di $1"],
+    [/^'(.*)' compares numbers; (.*) takes ':' or '!='$/, "«$1» confronta numeri: con $2 si usa «:» o «!=»"],
+    [/^expected a whole number after '(.*)'$/, "dopo «$1» ci vuole un numero intero"],
+    [/^(.*) is sì or no, not '(.*)'$/, "$1 è sì o no, non «$2»"],
+    [/^cannot sort by unknown field '(.*)'$/, "non si può ordinare per «$1»: campo sconosciuto"],
+    [/^the database holds no game '(.*)'$/, "non c'è un gioco «$1»"]
+  ];
+
+  function italian(message) {
+    for (var i = 0; i < ITALIAN.length; i++) {
+      if (ITALIAN[i][0].test(message)) return message.replace(ITALIAN[i][0], ITALIAN[i][1]);
+    }
+    return message;
+  }
+
+  var EXAMPLES = {
+    "bless": "forma:ombra occhio>=5", "blitz": "tipo:azione", "samurai-sword": "tipo:arma difficolta>=3",
+    "mazzo": "forza>=5 or magia>=5", "bldng": "tipo:jolly colore:rosso"
+  };
+
+  function siteRoot() {
+    var script = document.querySelector('script[src*="assets/query.js"]');
+    return script ? script.src.replace(/assets\/query\.js.*$/, "") : "/";
+  }
+
+  function cardUrl(game, code) {
+    var page = siteRoot() + "giochi/" + game + "/carte/" + code + "/";
+    return window.location.protocol === "file:" ? page + "index.html" : page;
+  }
+
+  /* A filter control of the card table, as the words of the query it stands for. */
+  function controlQuery(control) {
+    var value = control.value.trim();
+    if (!value) return "";
+    var field = control.dataset.filtro, kind = control.dataset.tipo;
+    var quoted = /[\s()"]/.test(value) ? '"' + value.replace(/"/g, "") + '"' : value;
+    if (field === "kind") field = "tipo";
+    if (field === "deck") field = "mazzo";
+    if (kind === "min") return field + ">=" + value;
+    if (kind === "max") return field + "<=" + value;
+    return field + ":" + quoted;
+  }
+
+  function build(box, index) {
+    var target = box.dataset.tabella || "";
+    var all = box.hasAttribute("data-tutti");
+    var game = all ? null : target.replace(/^(carte|galleria)-/, "");
+    var label = document.createElement("label");
+    label.className = "cartiera-query-label";
+    label.textContent = all ? "Cerca fra le carte di tutti i giochi" : "Cerca con una query";
+    var input = document.createElement("input");
+    input.type = "search";
+    input.className = "cartiera-query-input";
+    input.placeholder = all ? "gioco:samurai-sword tipo:arma" : (EXAMPLES[game] || "nome:…");
+    input.setAttribute("aria-describedby", (box.id || "q") + "-errore");
+    input.spellcheck = false;
+    label.append(input);
+    var help = document.createElement("a");
+    help.className = "cartiera-query-aiuto";
+    help.href = siteRoot() + "cercare/" + (window.location.protocol === "file:" ? "index.html" : "");
+    help.textContent = "come si scrive";
+    var error = document.createElement("p");
+    error.className = "cartiera-query-error";
+    error.id = (box.id || "q") + "-errore";
+    error.setAttribute("role", "alert");
+    var results = document.createElement("ul");
+    results.className = "cartiera-query-risultati";
+    box.append(label, help, error, results);
+    return { game: game, all: all, target: target, input: input, results: results };
+  }
+
+  function show(ui, rows) {
+    var codes = rows ? rows.map(function (r) { return r.code; }) : null;
+    var rank = {};
+    if (codes) codes.forEach(function (c, i) { rank[c] = i; });
+    if (ui.all) {
+      ui.results.replaceChildren();
+      if (!rows) return;
+      var count = document.createElement("li");
+      count.className = "cartiera-query-conteggio";
+      count.textContent = rows.length === 1 ? "1 carta" : rows.length + " carte";
+      ui.results.append(count);
+      rows.slice(0, 200).forEach(function (r) {
+        var item = document.createElement("li");
+        var link = document.createElement("a");
+        link.href = cardUrl(r.game, r.code);
+        link.textContent = r.name;
+        var game = document.createElement("small");
+        game.textContent = " · " + r.game;
+        item.append(link, game);
+        ui.results.append(item);
+      });
+      return;
+    }
+    var table = document.getElementById(ui.target);
+    var containers = table ? [table.tBodies[0]] :
+      Array.from(document.querySelectorAll('[id^="' + ui.target + '-"]'));
+    var shown = 0, total = 0;
+    containers.forEach(function (container) {
+      var items = Array.from(container.children).filter(function (el) { return el.dataset.code; });
+      items.forEach(function (el) {
+        var visible = !codes || rank[el.dataset.code] !== undefined;
+        el.hidden = !visible;
+        total += 1;
+        if (visible) shown += 1;
+      });
+      if (codes) {
+        items.filter(function (el) { return !el.hidden; })
+          .sort(function (a, b) { return rank[a.dataset.code] - rank[b.dataset.code]; })
+          .forEach(function (el) { container.append(el); });
+      }
+    });
+    var counter = document.querySelector('.cartiera-filtri[data-tabella="' + ui.target + '"] .cartiera-conteggio');
+    if (counter && codes) counter.textContent = shown + " carte su " + total;
+  }
+
+  function autoMount() {
+    var index = root.CARTIERA_INDEX;
+    if (!index) return;
+    document.querySelectorAll(".cartiera-query").forEach(function (box) {
+      if (box.dataset.montato) return;
+      box.dataset.montato = "1";
+      var ui = build(box, index);
+      var mounted = mount(box, index, ui.game, function (rows) { show(ui, rows); });
+      var filters = document.querySelector('.cartiera-filtri[data-tabella="' + ui.target + '"]');
+      if (filters) {
+        filters.dataset.query = "1";  // tabella.js leaves the filtering to the query
+        var sync = function () {
+          var words = Array.from(filters.querySelectorAll("[data-filtro]")).map(controlQuery)
+            .filter(function (w) { return w; });
+          ui.input.value = words.join(" ");
+          mounted.run(true);
+        };
+        filters.addEventListener("input", sync);
+        filters.addEventListener("change", sync);
+        filters.addEventListener("reset", function () { setTimeout(sync, 0); });
+      }
+    });
+  }
+
   function mount(box, index, gameSlug, onResult) {
     var engine = new Engine(index);
     var input = box.querySelector("input");
@@ -420,17 +577,17 @@
       var text = input.value.trim();
       var url = new URL(window.location.href);
       if (text) url.searchParams.set("q", text); else url.searchParams.delete("q");
-      if (push) window.history.replaceState(null, "", url);
+      if (push) window.history.replaceState(window.history.state, "", url);
+      box.classList.remove("cartiera-query-invalid");
       if (!text) { error.textContent = ""; onResult(null); return; }
       try {
         var rows = engine.search(text, gameSlug);
         error.textContent = "";
-        box.classList.remove("cartiera-query-invalid");
         onResult(rows);
       } catch (e) {
         if (!(e instanceof QueryError)) throw e;
         box.classList.add("cartiera-query-invalid");
-        error.textContent = "Colonna " + e.column + ": " + e.message;
+        error.textContent = "Colonna " + e.column + ": " + italian(e.message);
         onResult(null, e);
       }
     }
@@ -441,5 +598,12 @@
     return { run: run, engine: engine };
   }
 
-  root.CartieraQuery = { Engine: Engine, QueryError: QueryError, mount: mount };
+  if (typeof document !== "undefined") {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", autoMount);
+    else autoMount();
+  }
+
+  root.CartieraQuery = {
+    Engine: Engine, QueryError: QueryError, mount: mount, autoMount: autoMount, italian: italian
+  };
 })(typeof window !== "undefined" ? window : this);

@@ -22,6 +22,7 @@ import zipfile
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from .artifacts import artifacts
 from .catalog import AttributeInfo, CardInfo, GameInfo, game_slugs, read_game
 from .database import open_engine
 from .markup import escape_html
+from .output import FIXED_DATE
 from .problems import Problem, SourceError
 from .project import Project
 from .render.images import ImageOptions, build_images
@@ -275,8 +277,8 @@ def _game_pages(
     card_text = texts("../")
     template = env.get_template("site/card.md.j2")
     deck_names = {d.code: d.name for d in game.decks}
-    for deck in decks:
-        for card in deck["cards"]:
+    for view in decks:
+        for card in view["cards"]:
             context = {
                 "card": card,
                 "deck_name": deck_names[card.deck] if len(game.decks) > 1 else None,
@@ -440,6 +442,8 @@ def build_site(
         **os.environ,
         "CARTIERA_OFFLINE": "true" if offline else "false",
         "NO_MKDOCS_2_WARNING": "1",  # Material's notice on stderr is not a build warning
+        # The sitemap's dates: the same sources give the same site (and offline zip).
+        "SOURCE_DATE_EPOCH": str(int(datetime.fromisoformat(FIXED_DATE).timestamp())),
     }
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config)],

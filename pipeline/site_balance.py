@@ -128,9 +128,9 @@ def figure_tables(result: Any) -> list[FigureTable]:
                 "finali", "Come finiscono le partite", ("Fine", "Partite"), rows, "histogram"
             )
         )
-    rows = tuple((int(turns), count) for turns, count in result.turns["histogram"].items())
+    lengths = tuple((int(turns), count) for turns, count in result.turns["histogram"].items())
     tables.append(
-        FigureTable("durata", "Durata delle partite", ("Turni", "Partite"), rows, "histogram")
+        FigureTable("durata", "Durata delle partite", ("Turni", "Partite"), lengths, "histogram")
     )
     return tables + list(result.tables)
 
@@ -174,7 +174,7 @@ def chart_svg(table: FigureTable, players: int) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    style = {
+    style: dict[str, Any] = {
         "svg.hashsalt": "cartiera",
         "svg.fonttype": "none",
         "font.family": "DejaVu Sans",
@@ -182,7 +182,7 @@ def chart_svg(table: FigureTable, players: int) -> bytes:
         "axes.spines.top": False,
         "axes.spines.right": False,
     }
-    with plt.rc_context(style):
+    with plt.rc_context(style):  # type: ignore[arg-type]  # its keys are typed as literals
         if table.chart == "histogram":
             fig = _histogram(plt, table)
         else:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .catalog import SectionInfo, TermInfo
@@ -98,7 +98,8 @@ class TermLinks:
             target = f"{self.href}#{term.anchor}"
             return f'[{match.group(0)}]({target}){{: .cartiera-termine title="{tooltip(term)}" }}'
 
-        return _outside_protected(text, lambda part: self.pattern.sub(replace, part))  # type: ignore[union-attr]
+        pattern = self.pattern
+        return _outside_protected(text, lambda part: pattern.sub(replace, part))
 
 
 def tooltip(term: TermInfo) -> str:
@@ -124,7 +125,7 @@ def link_references(text: str, anchors: dict[str, str], href: str) -> str:
     return _outside_protected(text, lambda part: _SEE.sub(numbers, part))
 
 
-def _outside_protected(text: str, change) -> str:  # type: ignore[no-untyped-def]
+def _outside_protected(text: str, change: Callable[[str], str]) -> str:
     parts = _PROTECTED.split(text)
     for index in range(0, len(parts), 2):  # even parts lie outside links, code and tags
         parts[index] = change(parts[index])
@@ -143,7 +144,7 @@ def anchors_of(sections: Sequence[SectionInfo]) -> dict[str, str]:
     return result
 
 
-def paragraphs_html(section: SectionInfo, text_of) -> str:  # type: ignore[no-untyped-def]
+def paragraphs_html(section: SectionInfo, text_of: Callable[[str], str]) -> str:
     """A clause's paragraphs, each numbered, with its anchor, a link and a copy-link button.
 
     `text_of(markdown)` returns the paragraph's Markdown with terms and references linked.

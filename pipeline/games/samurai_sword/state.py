@@ -12,7 +12,7 @@ Ieyasu's first draw ("scarti" or "mazzo"). Every effect is read from the card ta
 
 from __future__ import annotations
 
-from pipeline.engine.core import Action, Event, IllegalAction
+from pipeline.engine.core import Action, IllegalAction
 
 from .cards import (
     DISCARD_ONE,
@@ -23,7 +23,7 @@ from .cards import (
     TAKE_ONE,
     WEAPON,
 )
-from .table import EVENT_FIELDS, HAND_BY_SEAT, ROLES_BY_PLAYERS, SLUG, Table
+from .table import EVENT_FIELDS, HAND_BY_SEAT, ROLES_BY_PLAYERS, SLUG, Table, event
 
 END: Action = ("fine",)
 TAKE: Action = ("subisci",)
@@ -73,7 +73,7 @@ class SamuraiState(Table):
                 self.hands[p].append(self.deck.pop())
         for p in range(n):
             self.log.append(
-                Event(
+                event(
                     "setup",
                     p,
                     (
@@ -85,7 +85,7 @@ class SamuraiState(Table):
                     ),
                 )
             )
-        self.log.append(Event("shogun", shogun))
+        self.log.append(event("shogun", shogun))
         self.begin_turn(shogun)
 
     # -- legal actions ---------------------------------------------------------------------
@@ -164,7 +164,7 @@ class SamuraiState(Table):
             raise IllegalAction(f"{action} is not legal now ({self.phase})")
         p = self.who
         self._legal = None
-        self.log.append(Event("action", p, action))
+        self.log.append(event("action", p, action))
         phase = self.phase
         if phase == "main":
             self._main(p, action)
@@ -183,7 +183,7 @@ class SamuraiState(Table):
 
     def _main(self, p: int, action: Action) -> None:
         if action == END:
-            self.log.append(Event("end_turn", p))
+            self.log.append(event("end_turn", p))
             if len(self.hands[p]) > HAND_LIMIT:
                 self.phase = "scarto"
             else:
@@ -191,7 +191,7 @@ class SamuraiState(Table):
             return
         if action == ABILITY:  # Nobunaga: 1 resistance, never the last, for a card
             self.res[p] -= 1
-            self.log.append(Event("ability", p, ("resistenza",)))
+            self.log.append(event("ability", p, ("resistenza",)))
             self._draw(p, 1)
             return
         _, c, target, extra = action
@@ -201,10 +201,10 @@ class SamuraiState(Table):
             self._attack(p, target, c)
         elif kind == "proprieta":
             self.front[target].append(c)
-            self.log.append(Event("place", p, (c, target)))
+            self.log.append(event("place", p, (c, target)))
         else:
             self.discard.append(c)
-            self.log.append(Event("play", p, (c, target)))
+            self.log.append(event("play", p, (c, target)))
             self._act(p, c, target, extra)
 
     # -- weapons (rules 6.4-6.7) -----------------------------------------------------------
@@ -213,7 +213,7 @@ class SamuraiState(Table):
         self.weapons_used += 1
         self.aggression[p * self.num_players + target] += 1
         need = self.difficulty(p, target)
-        self.log.append(Event("attack", p, (target, c, need)))
+        self.log.append(event("attack", p, (target, c, need)))
         self.discard.append(c)  # rule 6.4: parried or not, the weapon goes to the discards
         self.who, self.phase, self.ctx = target, "parata", (p, c)
         if self.legal_actions() == [TAKE]:  # nothing to parry with: no decision to take
@@ -225,7 +225,7 @@ class SamuraiState(Table):
         self.who, self.phase, self.ctx = attacker, "main", ()
         if action != TAKE:
             self._lose_card(target, action[1], "parata")
-            self.log.append(Event("parry", target, (action[1], attacker)))
+            self.log.append(event("parry", target, (action[1], attacker)))
             return
         cards = self.cards
         amount = (
@@ -247,13 +247,13 @@ class SamuraiState(Table):
         before = self.res[p]
         lost = min(before, amount)
         self.res[p] = before - lost
-        self.log.append(Event("wound", p, (lost, self.res[p], by, card)))
+        self.log.append(event("wound", p, (lost, self.res[p], by, card)))
         if before and not self.res[p]:
-            self.log.append(Event("harmless", p))
+            self.log.append(event("harmless", p))
             if by >= 0 and by != p:
                 self.honour[p] -= 1
                 self.honour[by] += 1
-                self.log.append(Event("honour", p, (-1, "ferita", by, self.honour[p])))
+                self.log.append(event("honour", p, (-1, "ferita", by, self.honour[p])))
                 if self.honour[p] <= 0:
                     self.finish("ferita")
                     return lost
@@ -271,7 +271,7 @@ class SamuraiState(Table):
             if extra >= 0:
                 self.front[target].remove(extra)
                 self.discard.append(extra)
-                self.log.append(Event("discard", target, (extra, "scartata")))
+                self.log.append(event("discard", target, (extra, "scartata")))
             else:
                 self._lose_card(target, self._random_card(target), "scartata")
         elif what == "prendi":
@@ -284,10 +284,10 @@ class SamuraiState(Table):
                 mine.remove((p, target, taken))
             self.known = [k for k in self.known if k[1] != target] + mine + [(target, p, taken)]
             self.hands[p].append(taken)
-            self.log.append(Event("take", p, (taken, target)))
+            self.log.append(event("take", p, (taken, target)))
         elif what == "cura":
             self.res[p] = self.maxres[p]
-            self.log.append(Event("heal", p, (self.res[p],)))
+            self.log.append(event("heal", p, (self.res[p],)))
             self._draw(target, effect.pesca_scelto)
         elif what == "pesca":
             self._draw(p, effect.pesca)
@@ -344,7 +344,7 @@ class SamuraiState(Table):
     def _lose_card(self, p: int, c: int, why: str) -> None:
         self._leave_hand(p, c)
         self.discard.append(c)
-        self.log.append(Event("discard", p, (c, why)))
+        self.log.append(event("discard", p, (c, why)))
 
     def _random_card(self, p: int) -> int:
         hand = self.hands[p]
@@ -354,12 +354,12 @@ class SamuraiState(Table):
         """The top card of the deck, the deck running out first if it is empty (rule 9.2)."""
         if not self.deck:
             self.deck, self.discard = self.discard, []
-            self.log.append(Event("deck_out", -1, (len(self.deck),)))
+            self.log.append(event("deck_out", -1, (len(self.deck),)))
             if self.deck:
                 self.chance.shuffle("mazzo", self.deck)
             for q in range(self.num_players):
                 self.honour[q] -= 1
-                self.log.append(Event("honour", q, (-1, "mazzo", -1, self.honour[q])))
+                self.log.append(event("honour", q, (-1, "mazzo", -1, self.honour[q])))
             if min(self.honour) <= 0:
                 self.finish("mazzo")
                 return -1
@@ -376,7 +376,7 @@ class SamuraiState(Table):
             self.hands[p].append(c)
             drawn += 1
         if drawn:
-            self.log.append(Event("draw", p, (drawn, "mazzo")))
+            self.log.append(event("draw", p, (drawn, "mazzo")))
 
     # -- the turn (rules 5.1-5.6, 7.5) -----------------------------------------------------
 
@@ -388,10 +388,10 @@ class SamuraiState(Table):
         self.turns += 1
         self.weapons_used = 0
         self.phase, self.ctx = "main", ()
-        self.log.append(Event("turn", p, (self.turns,)))
+        self.log.append(event("turn", p, (self.turns,)))
         if not self.res[p]:
             self.res[p] = self.maxres[p]
-            self.log.append(Event("recover", p, (self.res[p],)))
+            self.log.append(event("recover", p, (self.res[p],)))
         test = self.cards.honour_test
         if any(test[c] for c in self.front[p]):
             flipped = self._take()
@@ -400,7 +400,7 @@ class SamuraiState(Table):
             weapon = flipped >= 0 and self.cards.is_weapon[flipped]
             if flipped >= 0:
                 self.discard.append(flipped)
-            self.log.append(Event("bushido_test", p, (flipped, weapon)))
+            self.log.append(event("bushido_test", p, (flipped, weapon)))
             if weapon:
                 if any(self.cards.is_weapon[c] for c in self.hands[p]):
                     self.phase = "bushido"
@@ -420,15 +420,15 @@ class SamuraiState(Table):
         left = (p + 1) % self.num_players
         self.front[p].remove(c)
         self.front[left].append(c)
-        self.log.append(Event("bushido_pass", p, (left,)))
+        self.log.append(event("bushido_pass", p, (left,)))
 
     def _bushido_lost(self, p: int) -> None:
         c = self._bushido_card(p)
         self.front[p].remove(c)
         self.discard.append(c)
         self.honour[p] -= 1
-        self.log.append(Event("bushido_lost", p))
-        self.log.append(Event("honour", p, (-1, "bushido", -1, self.honour[p])))
+        self.log.append(event("bushido_lost", p))
+        self.log.append(event("honour", p, (-1, "bushido", -1, self.honour[p])))
         if self.honour[p] <= 0:
             self.finish("bushido")
 
@@ -457,7 +457,7 @@ class SamuraiState(Table):
         if from_discard:
             c = self.discard.pop()
             self.hands[p].append(c)
-            self.log.append(Event("draw", p, (1, "scarti")))
+            self.log.append(event("draw", p, (1, "scarti")))
             count -= 1
         self._draw(p, count)
         self.phase = "main"

@@ -27,6 +27,15 @@ ROLES_BY_PLAYERS = {  # rule 3.2
     7: {"shogun": 1, "samurai": 2, "ninja": 3, "ronin": 1},
 }
 
+_NEW = tuple.__new__
+
+
+def event(kind: str, player: int, args: tuple[Any, ...] = ()) -> Event:
+    """An Event, made without the NamedTuple constructor (a game logs one at every step,
+    and this is three times as fast)."""
+    return _NEW(Event, (kind, player, args))
+
+
 EVENT_FIELDS: dict[str, list[str]] = {
     "chance": ["what", "outcome"],
     "action": ["action"],
@@ -222,9 +231,9 @@ class Table:
             winner_team = max(scores, key=lambda t: (scores[t], TIE_RANK[t]))
             for team in TEAMS:
                 if team in scores:
-                    self.log.append(Event("score", -1, (team, scores[team])))
+                    self.log.append(event("score", -1, (team, scores[team])))
         n = self.num_players
-        self.log.append(Event("end", -1, (how, winner_team)))
+        self.log.append(event("end", -1, (how, winner_team)))
         self.over = Outcome(
             winners=tuple(p for p in range(n) if self.team(p) == winner_team),
             how=how,

@@ -183,6 +183,21 @@ def _built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return dest
 
 
+@pytest.fixture(scope="session")
+def built_copy(
+    tmp_path_factory: pytest.TempPathFactory, _built_once: Path
+) -> Callable[[str], Path]:
+    """Make a private copy of the session's built project (sources and cards.db): for
+    module fixtures that would otherwise copy the sources and build the database again."""
+
+    def make(name: str) -> Path:
+        dest = tmp_path_factory.mktemp(name) / "proj"
+        shutil.copytree(_built_once, dest, ignore=shutil.ignore_patterns("build"))
+        return dest
+
+    return make
+
+
 @pytest.fixture
 def built(project: Path, _built_once: Path) -> Path:
     """The project copy with its cards.db built (a copy of the session's build of the

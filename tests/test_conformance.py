@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 from collections import Counter
 from typing import Any
 
 import pytest
 
-from pipeline.database import build_database
 from pipeline.engine import registry
 from pipeline.engine.core import Replay, play_replay
 from pipeline.play import load_rules
 from pipeline.project import open_project
-from pipeline.validate import validate
-from tests.conftest import ROOT
 
 GAMES = 1000  # per engine
 DEEP_EVERY = 40  # one game in this many also gets the costly checks
@@ -31,12 +27,9 @@ MAX_ACTIONS = 20_000
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("conformance") / "proj"
-    shutil.copytree(ROOT / "games", root / "games")
-    project = open_project(root)
-    build_database(project, validate(project, layout=False).games)
-    return project
+def project(built_copy):
+    """A private copy of the session's built project (see conftest.built_copy)."""
+    return open_project(built_copy("conformance"))
 
 
 def cards_of(state: Any) -> Counter[int]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 import yaml
 
 from pipeline.catalog import read_game
-from pipeline.database import build_database, open_engine
+from pipeline.database import open_engine
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.examples import examples_dir, load_scenario, run_examples
 from pipeline.games.bldng import checks, matching
@@ -22,8 +21,6 @@ from pipeline.games.bldng.engine import BldngRules, build_rules
 from pipeline.games.bldng.state import BldngState
 from pipeline.play import card_records, load_rules
 from pipeline.project import open_project
-from pipeline.validate import validate
-from tests.conftest import ROOT
 
 NOT_ENGINE: set[str] = set()
 # Player 1's Scacchiera lacks only a Triangolo rosso; player 2's Vetrata only a Triangolo giallo.
@@ -50,12 +47,9 @@ SITE_2 = [
 
 
 @pytest.fixture(scope="module")
-def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("bldng") / "proj"
-    shutil.copytree(ROOT / "games", root / "games")
-    project = open_project(root)
-    build_database(project, validate(project, ["bldng"], layout=False).games)
-    return root
+def built_once(built_copy) -> Path:
+    """A private copy of the session's built project (see conftest.built_copy)."""
+    return built_copy("bldng")
 
 
 @pytest.fixture(scope="module")
@@ -586,6 +580,20 @@ def test_builder_beats_random(rules):
         play(state, agents)
         wins += me in state.outcome().winners
     assert wins >= 170, wins
+
+
+def test_builder_sees_only_its_observation(rules):
+    """Hidden things drawn again (same observation) never change what the agent does."""
+    for seed in range(6):
+        state = rules.new_game(seed, 2 + seed % 5)
+        rng = random.Random(seed)
+        for _ in range(150):
+            if state.is_terminal():
+                break
+            me = state.current_player()
+            other = state.determinize(me, seed + 99)
+            assert BuilderAgent(seed).act(state) == BuilderAgent(seed).act(other)
+            state.apply(rng.choice(state.legal_actions()))
 
 
 def test_figures(rules):

@@ -4,20 +4,16 @@ games/bless/rules.md), and one scenario per card in which its effect changes the
 from __future__ import annotations
 
 import copy
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pipeline.database import build_database
 from pipeline.games.bless.compiler import KAR, OCC
 from pipeline.games.bless.engine import BlessRules
 from pipeline.games.bless.state import BlessGame
 from pipeline.play import load_rules
 from pipeline.project import open_project
-from pipeline.validate import validate
-from tests.conftest import ROOT
 
 ZONE_NAMES = {2: "hand", 3: "maledizioni", 4: "preghiere", 5: "altare"}
 # A card in hand keeps the turn going (with nothing left to do, a turn ends: 7.3); in the
@@ -26,14 +22,9 @@ SPARE, SPARE_2 = "voce-del-guru", "mesit-campione-dell-ombra"
 
 
 @pytest.fixture(scope="module")
-def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built_once(built_copy) -> Path:
     """A copy of the project with cards.db built from its sources, once for this module."""
-    root = tmp_path_factory.mktemp("bless") / "proj"
-    shutil.copytree(ROOT / "games", root / "games")
-    project = open_project(root)
-    report = validate(project, layout=False)
-    build_database(project, report.games)
-    return root
+    return built_copy("bless")
 
 
 @pytest.fixture(scope="module")

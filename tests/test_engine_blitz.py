@@ -4,7 +4,6 @@ anchor), the worked examples, seeded games with options and the invariants, the 
 from __future__ import annotations
 
 import random
-import shutil
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from pipeline.catalog import read_game
-from pipeline.database import build_database, open_engine
+from pipeline.database import open_engine
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Replay, play_replay
 from pipeline.examples import example_names, run_examples
@@ -35,20 +34,15 @@ from pipeline.games.blitz.matches import play_match
 from pipeline.games.blitz.state import EVENT_FIELDS, BlitzState
 from pipeline.play import load_rules
 from pipeline.project import open_project
-from pipeline.validate import validate
-from tests.conftest import ROOT
 
 RANDOM_GAMES = 200  # with options the conformance test does not set; every action checked
 AGENT_GAMES = 200
 
 
 @pytest.fixture(scope="module")
-def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("blitz") / "proj"
-    shutil.copytree(ROOT / "games", root / "games")
-    project = open_project(root)
-    build_database(project, validate(project, ["blitz"], layout=False).games)
-    return root
+def built_once(built_copy) -> Path:
+    """A private copy of the session's built project (see conftest.built_copy)."""
+    return built_copy("blitz")
 
 
 @pytest.fixture(scope="module")

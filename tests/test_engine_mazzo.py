@@ -4,7 +4,7 @@ anchor), the worked examples, seeded random games with the invariants, and the a
 from __future__ import annotations
 
 import dataclasses
-import shutil
+import random
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from pipeline.catalog import read_game
-from pipeline.database import build_database, open_engine
+from pipeline.database import open_engine
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Replay, play_replay
 from pipeline.examples import example_names, examples_dir, load_scenario, run_examples
@@ -22,20 +22,15 @@ from pipeline.games.mazzo.engine import MazzoRules, build_rules
 from pipeline.games.mazzo.state import ABILITIES, MazzoState
 from pipeline.play import card_records, load_rules
 from pipeline.project import open_project
-from pipeline.validate import validate
-from tests.conftest import ROOT
 
 # Clauses with nothing for an engine to do: house rules are agreed outside the Classico.
 NOT_ENGINE = {"sistema-aperto"}
 
 
 @pytest.fixture(scope="module")
-def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("mazzo") / "proj"
-    shutil.copytree(ROOT / "games", root / "games")
-    project = open_project(root)
-    build_database(project, validate(project, ["mazzo"], layout=False).games)
-    return root
+def built_once(built_copy) -> Path:
+    """A private copy of the session's built project (see conftest.built_copy)."""
+    return built_copy("mazzo")
 
 
 @pytest.fixture(scope="module")
@@ -438,6 +433,18 @@ def test_bluffer_beats_random(rules):
         play(state, agents)
         wins += me in state.outcome().winners
     assert wins >= 170, wins  # 97% over 1,000 games; 85% leaves room for chance
+
+
+def test_bluffer_sees_only_its_observation(rules):
+    """Hidden cards dealt again (same observation) never change what the agent does."""
+    for seed in range(30):
+        state = rules.new_game(seed)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            me = state.current_player()
+            other = state.determinize(me, seed + 99)
+            assert BluffAgent(seed).act(state) == BluffAgent(seed).act(other)
+            state.apply(rng.choice(state.legal_actions()))
 
 
 def test_figures(rules):

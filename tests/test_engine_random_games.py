@@ -5,13 +5,11 @@ information, and the simulation's figures."""
 from __future__ import annotations
 
 import random
-import shutil
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from pipeline.database import build_database
 from pipeline.engine import IllegalAction, RandomAgent, Replay, ReplayError, play
 from pipeline.engine.core import play_replay
 from pipeline.games.bless.agents import GreedyAgent
@@ -19,8 +17,6 @@ from pipeline.play import load_rules, replay_file
 from pipeline.problems import SourceError
 from pipeline.project import open_project
 from pipeline.simulate import make_setup, record_game, simulate
-from pipeline.validate import validate
-from tests.conftest import ROOT
 
 GAMES = 2000
 GREEDY_GAMES = 10  # of the GAMES, these are greedy against random
@@ -29,12 +25,9 @@ MAX_ACTIONS = 5000
 
 
 @pytest.fixture(scope="module")
-def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("random") / "proj"
-    shutil.copytree(ROOT / "games", root / "games")
-    project = open_project(root)
-    build_database(project, validate(project, layout=False).games)
-    return root
+def root(built_copy) -> Path:
+    """A private copy of the session's built project (see conftest.built_copy)."""
+    return built_copy("random")
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,6 @@ the invariants, the figures and the heuristic agent."""
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from pipeline.catalog import read_game
-from pipeline.database import build_database, open_engine
+from pipeline.database import open_engine
 from pipeline.engine.agents import RandomAgent
 from pipeline.examples import run_examples
 from pipeline.games.samurai_sword.agents import Warrior, side_win_rate
@@ -21,7 +20,6 @@ from pipeline.games.samurai_sword.engine import SamuraiRules, build_rules
 from pipeline.games.samurai_sword.state import SamuraiState
 from pipeline.play import card_records, load_rules
 from pipeline.project import open_project
-from pipeline.validate import validate
 from tests.conftest import ROOT, invoke
 
 SLUG = "samurai-sword"
@@ -39,12 +37,9 @@ IN_HAND = ["geisha", "diversivo"]
 
 
 @pytest.fixture(scope="module")
-def built_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("samurai") / "proj"
-    shutil.copytree(ROOT / "games", root / "games")
-    project = open_project(root)
-    build_database(project, validate(project, [SLUG], layout=False).games)
-    return root
+def built_once(built_copy) -> Path:
+    """A private copy of the session's built project (see conftest.built_copy)."""
+    return built_copy("samurai")
 
 
 @pytest.fixture(scope="module")

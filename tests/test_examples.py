@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from pipeline.database import build_database
 from pipeline.engine.core import Outcome
 from pipeline.examples import Result, _check_result, example_names, run_example, run_examples
 from pipeline.play import load_rules
 from pipeline.problems import SourceError
 from pipeline.project import open_project
-from pipeline.validate import validate
 from tests.conftest import ROOT
 
 NAMES = sorted(p.stem for p in (ROOT / "games" / "bless" / "examples").glob("*.yaml"))
@@ -34,12 +31,9 @@ TOPICS = {
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("examples") / "proj"
-    shutil.copytree(ROOT / "games", root / "games")
-    project = open_project(root)
-    build_database(project, validate(project, layout=False).games)
-    return project
+def project(built_copy):
+    """A private copy of the session's built project (see conftest.built_copy)."""
+    return open_project(built_copy("examples"))
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,9 @@
     rendering the same front and back sheets as one HTML document per game.
 (b) After one Bless card's text changes, bringing the Bless sheets and that card's PNG
     up to date, against the cold time for Bless.
+(c) The layouts of issue 14 for all five games from the warm cache: fold-and-glue on A4,
+    a 4 mm gutter on A3, Letter, and light ink with its coverage report (light faces are
+    rendered from nothing), against (a).
 
 Prints ratios measured in this run (seconds vary with the machine, ratios much less).
 Run from the project folder: python3 benchmarks/render.py
@@ -26,11 +29,15 @@ from pipeline.catalog import read_game  # noqa: E402
 from pipeline.database import open_engine  # noqa: E402
 from pipeline.output import reproducible  # noqa: E402
 from pipeline.project import open_project  # noqa: E402
-from pipeline.render.deck import DeckOptions, build_deck, load_faces, print_run  # noqa: E402
+from pipeline.render.deck import (  # noqa: E402
+    DeckOptions,
+    build_deck,
+    load_faces,
+    plan_sheets,
+    print_run,
+)
 from pipeline.render.faces import _geometry_css  # noqa: E402
 from pipeline.render.images import ImageOptions, build_images  # noqa: E402
-from pipeline.render.paper import PAPERS  # noqa: E402
-from pipeline.render.sheets import SheetLayout  # noqa: E402
 
 GAMES = ["bless", "samurai-sword", "bldng", "mazzo", "blitz"]  # largest first: the two
 # workers then finish close together
@@ -50,7 +57,7 @@ def raw_sheets_html(root: Path, slug: str) -> str:
     project = open_project(root)
     faces = load_faces(project, slug, 3.0)
     run = print_run(faces, None)
-    layout = SheetLayout.fit(PAPERS["a4"], faces.trim, faces.bleed)
+    layout = plan_sheets(faces.trim, DeckOptions()).front  # the sheets `cartiera deck` makes
     pages = []
     for start in range(0, len(run), layout.per_sheet):
         group = run[start : start + layout.per_sheet]
@@ -67,13 +74,15 @@ def raw_sheets_html(root: Path, slug: str) -> str:
                     f"{faces.faces[card[side]].html}</div></section></div>"
                 )
             pages.append(f'<div class="sheet">{"".join(cells)}</div>')
+    paper = layout.paper
     css = _geometry_css(faces).replace(
         f"@page {{ size: {faces.page.width}mm {faces.page.height}mm; margin: 0; }}",
-        "@page { size: A4; margin: 0; }",
+        f"@page {{ size: {paper.width}mm {paper.height}mm; margin: 0; }}",
     )
     return (
         f"<!DOCTYPE html><html><head><meta charset=utf-8><style>{css}\n{faces.css}\n"
-        ".sheet { position: relative; width: 210mm; height: 297mm; break-after: page; }"
+        f".sheet {{ position: relative; width: {paper.width}mm; height: {paper.height}mm; "
+        "break-after: page; }"
         ".clip { position: absolute; overflow: hidden; } .face { break-after: auto; }"
         "</style></head><body>" + "".join(pages) + "</body></html>"
     )
@@ -86,6 +95,23 @@ def raw_weasyprint(root: Path) -> float:
     started = time.perf_counter()
     for html in documents:
         HTML(string=html).write_pdf()
+    return time.perf_counter() - started
+
+
+NEW_LAYOUTS = [
+    DeckOptions(layout="fold"),
+    DeckOptions(paper="a3", gutter=4.0),
+    DeckOptions(paper="letter"),
+    DeckOptions(ink="light", report_ink=True),
+]
+
+
+def new_layouts(root: str, slug: str) -> float:
+    project = open_project(Path(root))
+    started = time.perf_counter()
+    faces = load_faces(project, slug, 3.0)
+    for options in NEW_LAYOUTS:
+        build_deck(project, slug, options, faces=faces)
     return time.perf_counter() - started
 
 
@@ -135,6 +161,16 @@ def main() -> None:
             "    per game (cold, in workers): "
             + ", ".join(f"{slug} {seconds:.1f} s" for slug, seconds in per_game.items())
         )
+
+        started = time.perf_counter()
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            list(pool.map(new_layouts, [str(root)] * 5, GAMES))
+        layouts = time.perf_counter() - started
+        print(
+            f"(c) new layouts, 5 games, 2 workers, warm cache (fold A4, gutter 4 mm A3, "
+            f"Letter, light ink with coverage): {layouts:.1f} s"
+        )
+        print(f"    ratio new layouts / (a) = {layouts / ours:.2f}")
 
 
 if __name__ == "__main__":

@@ -612,11 +612,13 @@ def deck_cmd(
         typer.Option("--size", help="Print at this card size (default: the game's own)."),
     ] = None,
     ink: Annotated[
-        InkMode,
+        InkMode | None,
         typer.Option(
-            "--ink", help="light: light backs and backgrounds, to save ink at home."
+            "--ink",
+            help="light: light backs and backgrounds, to save ink at home; full: as "
+            "designed. Either prints each sheet's ink coverage.",
         ),
-    ] = InkMode.full,
+    ] = None,
     backs_offset: Annotated[
         str,
         typer.Option(
@@ -653,7 +655,8 @@ def deck_cmd(
     options = DeckOptions(
         gutter=gutter,
         size=size.value if size else None,
-        ink=ink.value,
+        ink=ink.value if ink else "full",
+        report_ink=ink is not None,
         paper=paper.value,
         duplex=duplex.value,
         bleed=bleed,

@@ -310,3 +310,52 @@ def test_reconstructed_cards_are_marked_on_the_card(previews, shared_project: Pa
         assert marked == count, slug
     game = load_faces(open_project(shared_project), "blitz", 3.0).game
     assert sum(c.status == "reconstructed" for c in game.cards) == 4
+
+
+def test_sheet_labels_sit_outside_the_cut_area(prova: Path, tmp_path: Path) -> None:
+    out = tmp_path / "deck.pdf"
+    assert invoke(prova, "deck", "prova", "--out", str(out)).exit_code == 0
+    layout = SheetLayout.best_fit(PAPERS["a4"], CARD_SIZES["poker"], 3.0, 0, 5.0)
+    block = layout.block
+    for page_index, label in ((2, "foglio 1/2 · fronte"), (3, "foglio 1/2 · retro")):
+        page = pdfium.PdfDocument(out)[page_index]
+        textpage = page.get_textpage()
+        text = textpage.get_text_range()
+        start = text.find(label)
+        assert start >= 0, text[-80:]
+        height = page.get_height()
+        for k in range(len(label)):
+            if not label[k].strip():
+                continue
+            left, bottom, right, top = (v / PT for v in textpage.get_charbox(start + k))
+            y_top, y_bottom = height / PT - top, height / PT - bottom
+            outside = (
+                y_top >= block.bottom + 3.0
+                or y_bottom <= block.y - 3.0
+                or left >= block.right + 3.0
+                or right <= block.x - 3.0
+            )
+            assert outside and y_bottom <= 297 - 5.0 and y_top >= 5.0, (label, k)
+
+
+@pytest.mark.parametrize(("background", "grey"), [("#111", b"1 G"), ("#fff", b"0 G")])
+def test_marks_in_the_bleed_contrast_with_the_card(
+    prova: Path, tmp_path: Path, background: str, grey: bytes
+) -> None:
+    """On Letter there is no room for marks outside the bleed at the top: they are drawn
+    in it, white over a dark card and black over a light one."""
+    (prova / "templates/cards/prova/front.html.j2").write_text(
+        f'<div class="bleed-fill" style="background: {background}"></div>'
+        '<div class="big">F{{ card.number }}</div>',
+        encoding="utf-8",
+    )
+    out = tmp_path / "deck.pdf"
+    assert invoke(prova, "deck", "prova", "--paper", "letter", "--out", str(out)).exit_code == 0
+    with pikepdf.open(out) as pdf:
+        content = pdf.pages[2].Contents.read_bytes()
+    layout = SheetLayout.best_fit(PAPERS["letter"], CARD_SIZES["poker"], 3.0, 0, 4.2)
+    inside = [m for m in layout.marks() if m.over]
+    assert inside and {m.side for m in inside} == {"top", "bottom"}
+    assert content.count(grey + b" ") >= len(inside)
+    if grey == b"0 G":
+        assert b"1 G" not in content  # no white mark over a white card

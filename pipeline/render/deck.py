@@ -55,6 +55,7 @@ class DeckOptions:
     gutter: float = 0.0  # mm between cards on sheets; 0: butted
     size: str | None = None  # card size (paper.CARD_SIZES); default: the game's
     ink: Ink = "full"
+    report_ink: bool = False  # measure each sheet's ink coverage (rasterises the sheets)
 
 
 @dataclass
@@ -134,7 +135,7 @@ def build_deck(
     data = imposer.save(pdfx=options.layout == "cards")
     atomic_write(target, data)
     result.path = target
-    if options.layout in ("sheets", "fold"):
+    if options.layout in ("sheets", "fold") and options.report_ink:
         result.coverage = ink_coverage(data, plan, options)
     return result
 

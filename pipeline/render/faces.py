@@ -247,15 +247,15 @@ def render_faces(
     a face's bytes never depend on which other faces were rendered with it, so an
     incremental build gives the same outputs as a clean one.
     """
-    from weasyprint import HTML
-
-    from ..output import reproducible
-
     wanted = list(dict.fromkeys(digests if digests is not None else deck.faces))
     cache_dir.mkdir(parents=True, exist_ok=True)
     records = {d: cache_dir / f"{d}.json" for d in wanted}
     missing = [d for d in wanted if not _usable(records[d], cache_dir)]
     if missing:
+        from weasyprint import HTML  # imported late: loading Pango is slow
+
+        from ..output import reproducible
+
         reproducible()
         document = HTML(string=face_document(deck, missing)).render(font_config=_font_config())
         if len(document.pages) != len(missing):

@@ -226,17 +226,19 @@ def _merged(
 
 
 def _font_dicts(obj: pikepdf.Object) -> list[pikepdf.Dictionary]:
-    """The /Font resource dictionaries inside `obj` (direct objects only: indirect ones
-    are visited on their own)."""
-    found = []
+    """The /Font resource dictionaries of `obj` (a page, a form or a resources dict),
+    direct ones included: indirect resources are visited on their own."""
     if isinstance(obj, pikepdf.Stream):
         obj = obj.stream_dict
-    if isinstance(obj, pikepdf.Dictionary):
-        for key, value in obj.items():
-            if key == "/Font" and isinstance(value, pikepdf.Dictionary):
-                found.append(value)
-            elif isinstance(value, pikepdf.Dictionary) and not value.is_indirect:
-                found.extend(_font_dicts(value))
+    if not isinstance(obj, pikepdf.Dictionary):
+        return []
+    found = []
+    fonts = obj.get("/Font")
+    if isinstance(fonts, pikepdf.Dictionary):
+        found.append(fonts)
+    resources = obj.get("/Resources")
+    if isinstance(resources, pikepdf.Dictionary) and not resources.is_indirect:
+        found.extend(_font_dicts(resources))
     return found
 
 

@@ -214,8 +214,8 @@ def _load_cards(project: Project, loaded: LoadedGame, path: Path) -> None:
                 (extra[0],), f"unknown field '{extra[0]}'", game=loaded.slug, hint="remove it"
             )
         )
-    module = game_module(loaded.slug)
-    data_models: dict[str, type[BaseModel]] = getattr(module, "DATA_MODELS", {})
+    plugin = game_module(loaded.slug)
+    data_models: dict[str, type[BaseModel]] = dict(plugin.data_models) if plugin else {}
     numbers: dict[int, str] = {}
     for index, raw in enumerate(entries):
         label = str(raw.get("id", f"#{index + 1}")) if isinstance(raw, dict) else f"#{index + 1}"
@@ -275,8 +275,8 @@ def _load_cards(project: Project, loaded: LoadedGame, path: Path) -> None:
             )
         loaded.card_index[card.id] = index
         loaded.cards.append(card)
-    if module is not None and hasattr(module, "check") and loaded.ok:
-        _record_game_checks(loaded, doc, module.check(game, loaded.cards))
+    if plugin is not None and plugin.check is not None and loaded.ok:
+        _record_game_checks(loaded, doc, plugin.check(game, loaded.cards))
 
 
 def _record_game_checks(loaded: LoadedGame, doc: YamlDoc, found: Iterable[CardProblem]) -> None:

@@ -43,7 +43,8 @@ def schemas(project: Project) -> dict[str, dict[str, Any]]:
         if loaded.game is None or declaration_errors:
             problem = (declaration_errors or loaded.problems)[0]
             raise SourceError(problem)
-        models = getattr(game_module(slug), "DATA_MODELS", {})
+        plugin = game_module(slug)
+        models = dict(plugin.data_models) if plugin else {}
         out[f"{slug}/cards.schema.json"] = gamespec.cards_schema(loaded.game, models)
     return out
 

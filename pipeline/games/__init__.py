@@ -10,9 +10,8 @@ every BLDNG project is completable with the deck's Forme); its ``engine`` builds
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import SimpleNamespace
-from typing import Any
 
+from pipeline.engine.plugin import GamePlugin
 from pipeline.engine.registry import plugin
 
 
@@ -26,11 +25,7 @@ class CardProblem:
     warning: bool = False
 
 
-def game_module(slug: str) -> Any:
-    """The game's data checks as the loader reads them (``DATA_MODELS``, ``check``), from
-    its registered plugin; None for a game without Python."""
-    found = plugin(slug)
-    if found is None:
-        return None
-    checks = {"check": found.check} if found.check is not None else {}
-    return SimpleNamespace(DATA_MODELS=dict(found.data_models), **checks)
+def game_module(slug: str) -> GamePlugin | None:
+    """The game's registered plugin, which the loader reads for its ``data_models`` and
+    ``check``; None for a game without Python."""
+    return plugin(slug)

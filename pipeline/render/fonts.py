@@ -246,7 +246,7 @@ def unify_fonts(pdf: pikepdf.Pdf, cache_dir: Path | None = None) -> None:
     """Replace every font subset of `pdf` by one per installed font file, with a name
     unique to its program (a font we cannot trace to a file is left as it is)."""
     groups: dict[Path, _Group] = {}
-    originals: dict[bytes, Path | None] = {}
+    originals: dict[bytes, Path | None] = {}  # program digest -> installed font file
     for obj in pdf.objects:
         if not (
             isinstance(obj, pikepdf.Dictionary)
@@ -258,20 +258,23 @@ def unify_fonts(pdf: pikepdf.Pdf, cache_dir: Path | None = None) -> None:
         if found is None:
             continue
         program = found[0].read_bytes()
-        key = hashlib.sha256(program).digest()
-        if key not in originals:
-            originals[key] = _original(program)
-        if originals[key] is None:
+        digest = hashlib.sha256(program).digest()
+        if digest not in originals:
+            originals[digest] = _original(program)
+        original = originals[digest]
+        if original is None:
             continue
-        group = groups.setdefault(originals[key], _Group())
+        group = groups.setdefault(original, _Group())
         group.members.append(obj)
-        group.widths.update(_widths(obj.DescendantFonts[0].get("/W", pikepdf.Array())))
+        widths = obj.DescendantFonts[0].get("/W")
+        if isinstance(widths, pikepdf.Array):
+            group.widths.update(_widths(widths))
     replace: dict[tuple[int, int], pikepdf.Object] = {}
     for original in sorted(groups):
         replace.update(_merged(pdf, original, groups[original], cache_dir))
     for obj in list(pdf.objects):
         for fonts in _font_dicts(obj):
-            for key, value in list(fonts.items()):
+            for name, value in list(fonts.items()):
                 indirect = isinstance(value, pikepdf.Object) and value.is_indirect
                 if indirect and value.objgen in replace:
-                    fonts[key] = replace[value.objgen]
+                    fonts[name] = replace[value.objgen]

@@ -327,7 +327,7 @@ def fold_layouts(
             back = replace(front, area=half_b, sides=sides_b)
             front = replace(front, sides=sides_a)
             if best is None or front.per_sheet > best[0].per_sheet:
-                best = (front, back, axis)  # type: ignore[assignment]
+                best = (front, back, axis)
     if best is None:
         raise ValueError(f"a {card.width} × {card.height} mm card does not fit half the paper")
     return best

@@ -212,3 +212,25 @@ def test_text_fit_is_checked_at_the_chosen_size(prova: Path, tmp_path: Path) -> 
     assert run.exit_code == 1
     assert "does not fit its box on the front at mini size" in run.stderr
     assert len(run.stderr.strip().splitlines()) <= 2 and "Traceback" not in run.output
+
+
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_backs_land_behind_fronts_on_a_landscape_sheet(
+    prova: Path, tmp_path: Path, duplex: str
+) -> None:
+    """Bridge cards go landscape on A4; its long edge is the top one, so a long-edge flip
+    reverses the rows (backs turned), a short-edge flip the columns."""
+    out = tmp_path / "land.pdf"
+    run = invoke(prova, "deck", "prova", "--size", "bridge", "--duplex", duplex, "--out", str(out))
+    assert run.exit_code == 0, run.output
+    layout = SheetLayout.best_fit(PAPERS["a4"], CARD_SIZES["bridge"], 3.0, 0, 5.0)
+    assert layout.landscape and layout.per_sheet == 10
+    document = pdfium.PdfDocument(out)
+    w, h = layout.paper.width, layout.paper.height
+    for index, number in enumerate([*range(1, 11), 10]):
+        sheet, slot = divmod(index, 10)
+        front, back = document[2 + 2 * sheet], document[3 + 2 * sheet]
+        r = layout.slot(slot)
+        assert f"F{number}" in _text_in(front, r.x, r.y, r.w, r.h)
+        behind = {"long": (r.x, h - r.bottom, r.w, r.h), "short": (w - r.right, r.y, r.w, r.h)}
+        assert _text_in(back, *behind[duplex]).strip() == f"B{number}", (duplex, number)

@@ -13,7 +13,6 @@ from tests.conftest import invoke
 BAD = [
     # (name, arguments, exit status, what the one line must say)
     ("sim-game", ["simulate", "nessuno"], 2, "unknown game"),
-    ("sim-no-engine", ["simulate", "bldng", "--games", "1"], 2, "no rules engine"),
     ("sim-games", ["simulate", "bless", "--games", "0"], 2, "--games"),
     ("sim-seed", ["simulate", "bless", "--seed", "uno"], 2, "--seed"),
     ("sim-jobs", ["simulate", "bless", "--jobs", "0"], 2, "--jobs"),
@@ -40,7 +39,6 @@ BAD = [
     ("replay-other-cards", ["replay", "{tmp}/carte.json"], 1, "cards changed"),
     ("replay-dir", ["replay", "{tmp}"], 2, "directory"),
     ("example-game", ["example", "nessuno"], 2, "unknown game"),
-    ("example-no-engine", ["example", "bldng"], 2, "no rules engine"),
     ("example-name", ["example", "bless", "nessuno"], 1, "no example 'nessuno'"),
 ]
 
@@ -68,6 +66,19 @@ def test_a_bad_value_is_one_line(shared_project: Path, replays: Path, args, stat
     assert "Traceback" not in run.output
     if "Usage:" not in run.output:  # typer's own usage errors come with their usage line
         assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+@pytest.mark.parametrize("command", ["simulate", "record", "example"])
+def test_a_game_without_an_engine_is_one_line(
+    shared_project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, command: str
+):
+    from pipeline.engine import registry
+
+    monkeypatch.setattr(registry, "engine_slugs", lambda: ["bless"])
+    extra = ["--out", str(tmp_path / "r.json")] if command == "record" else []
+    run = invoke(shared_project, command, "bldng", *extra)
+    assert run.exit_code == 2, run.output
+    assert run.stderr.strip() == "error: no rules engine for 'bldng' yet (engines: bless)"
 
 
 def test_record_then_replay_narrates_the_game(shared_project: Path, replays: Path):

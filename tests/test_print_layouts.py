@@ -86,34 +86,44 @@ def test_fold_puts_each_back_behind_its_front(prova: Path, tmp_path: Path) -> No
     assert b"[2 2] 0 d" in content and fold_x.encode() in content  # the dashed fold line
 
 
+SIZES = {"bless": "tarot", "blitz": "mini", "samurai-sword": "poker", "mazzo": "euro"}
+
+
 @pytest.mark.parametrize("slug", GAMES)
 def test_every_layout_option_on_every_game(shared_project: Path, tmp_path: Path, slug: str):
-    """Fold, gutter, another paper and light ink together, on the real decks."""
+    """Fold, gutter, another paper, light ink and another card size together, on the real
+    decks: every face is drawn at the chosen size (trim + bleed), as many per sheet as
+    fit, and text the scaling takes below 6 pt is said in one line."""
+    size = SIZES.get(slug, "bridge")
     out = tmp_path / f"{slug}.pdf"
     run = invoke(
         shared_project,
         "deck",
         slug,
-        "--layout",
-        "fold",
-        "--gutter",
-        "4",
-        "--paper",
-        "a3",
-        "--ink",
-        "light",
-        "--out",
-        str(out),
+        *("--layout", "fold", "--gutter", "4", "--paper", "a3"),
+        *("--ink", "light", "--size", size, "--out", str(out)),
     )
     assert run.exit_code == 0, run.output
-    card = CARD_SIZES["bridge" if slug == "samurai-sword" else "poker"]
+    card = CARD_SIZES[size]
     front, _, _ = fold_layouts(PAPERS["a3"], card, 3.0, 4.0, 5.0)
     sheets = math.ceil(TOTALS[slug] / front.per_sheet)
     match = re.search(r"\((\d+) sheets of (\d+) cards", run.stdout)
     assert match and (int(match[1]), int(match[2])) == (sheets, front.per_sheet)
-    assert len(pikepdf.open(out).pages) == 1 + sheets
+    assert len(re.findall(r"[\d.]+%", run.stdout)) == sheets  # ink coverage per sheet
+    with pikepdf.open(out) as pdf:
+        assert len(pdf.pages) == 1 + sheets
+        for name, xobject in pdf.pages[1].Resources.XObject.items():
+            if name.startswith("/F"):
+                x0, y0, x1, y1 = (float(v) / PT for v in xobject.BBox)
+                assert (round(x1 - x0, 2), round(y1 - y0, 2)) == (
+                    round(card.width + 6, 2),
+                    round(card.height + 6, 2),
+                )
     first = pdfium.PdfDocument(out)[0].get_textpage().get_text_range()
     assert f"{front.per_sheet} carte per foglio" in first
+    drawn = CARD_SIZES["bridge" if slug == "samurai-sword" else "poker"]
+    scale = min(card.width / drawn.width, card.height / drawn.height)
+    assert ("below 6 pt" in run.stderr) == (scale < 0.98)  # labels are 6 pt as drawn
 
 
 def test_light_ink_saves_ink_with_the_same_template(shared_project: Path, tmp_path: Path):
@@ -168,38 +178,6 @@ def test_faces_preview_uses_the_cache(built: Path, own_cache: None, tmp_path: Pa
     assert invoke(built, "faces", "mazzo", "--guides", "--out", str(second)).exit_code == 0
     assert {p.name: p.stat().st_mtime_ns for p in cache.glob("*.pdf")} == stamps
     assert len(pikepdf.open(first).pages) == len(pikepdf.open(second).pages)
-
-
-@pytest.mark.parametrize(
-    ("slug", "size"),
-    [
-        ("bless", "tarot"),
-        ("blitz", "mini"),
-        ("samurai-sword", "poker"),
-        ("mazzo", "euro"),
-        ("bldng", "bridge"),
-    ],
-)
-def test_card_size_per_run(shared_project: Path, tmp_path: Path, slug: str, size: str) -> None:
-    """Every face is drawn at the chosen size (trim + bleed), on as many per sheet as fit;
-    text the scaling takes below 6 pt is said, in one line."""
-    out = tmp_path / f"{slug}.pdf"
-    run = invoke(shared_project, "deck", slug, "--size", size, "--out", str(out))
-    assert run.exit_code == 0, run.output
-    card = CARD_SIZES[size]
-    layout = SheetLayout.best_fit(PAPERS["a4"], card, 3.0, 0, PRINTABLE_MM["a4"])
-    assert f"of {layout.per_sheet} cards" in run.stdout
-    with pikepdf.open(out) as pdf:
-        for name, xobject in pdf.pages[2].Resources.XObject.items():
-            if name.startswith("/F"):
-                x0, y0, x1, y1 = (float(v) / PT for v in xobject.BBox)
-                assert (round(x1 - x0, 2), round(y1 - y0, 2)) == (
-                    round(card.width + 6, 2),
-                    round(card.height + 6, 2),
-                )
-    drawn = CARD_SIZES["bridge" if slug == "samurai-sword" else "poker"]
-    scale = min(card.width / drawn.width, card.height / drawn.height)
-    assert ("below 6 pt" in run.stderr) == (scale < 0.98)  # labels are 6 pt as drawn
 
 
 def test_text_fit_is_checked_at_the_chosen_size(prova: Path, tmp_path: Path) -> None:

@@ -13,12 +13,12 @@ import statistics
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pipeline.engine.agents import play
 from pipeline.engine.core import CardRecord
 from pipeline.engine.plugin import Agent
-from pipeline.engine.registry import make_agent
+from pipeline.engine.registry import build_rules, make_agent
 
 from .figures import rate
 
@@ -104,11 +104,10 @@ def _play_matches(
     spec: tuple[str, int, dict[str, Any], tuple[str, ...], int],
     indices: Sequence[int],
 ) -> list[dict[str, Any]]:
-    """A worker's share: matches `indices`, the agents rotated by the match's index."""
-    from .engine import BlitzRules
-
+    """A worker's share: matches `indices`, the agents rotated by the match's index. The
+    rules come through the registry, as every worker builds an engine from plain data."""
     mode, players, options, agents, seed = spec
-    rules = BlitzRules(records, digest)
+    rules = cast("BlitzRules", build_rules("blitz", records, digest))
     out = []
     for i in indices:
         names = [agents[(p + i) % players] for p in range(players)]

@@ -19,7 +19,11 @@ from .markup import escape_html
 # Links, code spans and raw HTML are left alone when terms and references are linked.
 _PROTECTED = re.compile(r"(\[[^\]]*\]\([^)]*\)(?:\{[^}]*\})?|`[^`]*`|<[^>]*>)")
 _NUMBER = r"\d+(?:\.\d+)*[a-z]?"
-_SEE = re.compile(rf"\b([Vv]edi)(\s+)({_NUMBER}(?:(?:,\s*|\s+e\s+){_NUMBER})*)")
+# "vedi 4.1", "regola 4.2", "sezione 6", "punti 3.1 e 3.2": the words that cite a rule.
+_SEE = re.compile(
+    rf"\b([Vv]edi|[Rr]egol[ae]|[Ss]ezion[ei]|[Pp]unt[oi])(\s+)"
+    rf"({_NUMBER}(?:(?:,\s*|\s+e\s+){_NUMBER})*)"
+)
 _ONE = re.compile(_NUMBER)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+\.)\s")
 
@@ -112,7 +116,8 @@ def tooltip(term: TermInfo) -> str:
 
 
 def link_references(text: str, anchors: dict[str, str], href: str) -> str:
-    """Every "vedi 4.1" (and "vedi 4.1 e 4.2") as links to the rules, where the number exists."""
+    """Every "vedi 4.1" (and "regola 4.2", "sezione 6", "vedi 4.1 e 4.2") as links to the
+    rules, where the number exists in this game."""
 
     def numbers(match: re.Match[str]) -> str:
         def one(found: re.Match[str]) -> str:

@@ -176,6 +176,11 @@ def test_every_vedi_in_the_rules_is_a_link(session_site: Path) -> None:
     assert len(links) >= 60
     ids = parse(session_site / "giochi/bless/regole/index.html").ids
     assert all(anchor in ids for anchor, _ in links)
+    for slug in ("blitz", "bldng", "mazzo", "samurai-sword"):
+        html = (session_site / "giochi" / slug / "regole/index.html").read_text("utf-8")
+        cited = re.findall(r'(?:regola|sezione)\s+<a href="\./#[^"]+">\d', html)
+        plain = re.findall(r"\b(?:regola|sezione)\s+\d", re.sub(r"<a [^>]*>[^<]*</a>", "", html))
+        assert cited and not plain, (slug, plain)
 
 
 @pytest.mark.parametrize("page", ["regole", "chiarimenti", "esempi", "glossario"])

@@ -25,7 +25,13 @@ _BASE_SCRIPT = (
     "<script>(function(){var p=location.pathname,b=BASE,r=ROOTS,s=p.split('/'),i;"
     "for(i=1;i<s.length-1;i++){if(r.indexOf(s[i])>=0){b=s.slice(0,i).join('/')+'/';break}}"
     "if(i>=s.length-1&&p.indexOf(b)!==0){b='/'}"
-    "document.write('<base href='+JSON.stringify(b)+'>')})()</script>"
+    "window.__cartiera_base=b;document.write('<base href='+JSON.stringify(b)+'>')})()</script>"
+)
+# Material reads its base (for search) from the page's JSON config: give it the same one.
+_CONFIG_SCRIPT = (
+    "<script>(function(){var c=document.getElementById('__config'),d=JSON.parse(c.textContent);"
+    "d.base=__cartiera_base;if(d.search.indexOf(BASE)===0){d.search=__cartiera_base+"
+    "d.search.slice(BASE.length)}c.textContent=JSON.stringify(d)})()</script>"
 )
 _ABSOLUTE = re.compile(r'(?P<attr>\b(?:href|src|content))="(?P<base>/[^"]*)"')
 
@@ -75,4 +81,11 @@ def on_post_build(config: Any) -> None:
     html = _ABSOLUTE.sub(relative, html)
     script = _BASE_SCRIPT.replace("BASE", json.dumps(base)).replace("ROOTS", json.dumps(roots))
     html = html.replace("<head>", "<head>" + script, 1)
+    html = html.replace(
+        f'__md_scope=new URL("{base}",location)', "__md_scope=new URL(__cartiera_base,location)"
+    )
+    bundle = html.find('<script src="assets/javascripts/bundle.')
+    if bundle >= 0:
+        config_script = _CONFIG_SCRIPT.replace("BASE", json.dumps(base))
+        html = html[:bundle] + config_script + html[bundle:]
     page.write_text(html, encoding="utf-8")

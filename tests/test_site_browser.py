@@ -292,6 +292,7 @@ def test_the_404_page_is_styled_wherever_it_is_served(browser: Any, session_site
             )
             home = browser.execute_script("return document.querySelector('a.md-logo').href")
             assert styled in ("sticky", "fixed") and home == base + "/", (missing, home)
+        assert _search(browser, "Stasi")  # the search finds its index from there too
         httpd.shutdown()
 
 

@@ -16,8 +16,8 @@ from .database import open_engine
 from .markup import TermLinker, md_to_html
 from .output import FIXED_DATE, atomic_write, html_to_pdf
 from .project import Project
-from .render.paper import BLEED_MM, CARD_SIZES, PAPERS
-from .render.sheets import SheetLayout
+from .render.layout import SheetLayout
+from .render.paper import BLEED_MM, CARD_SIZES, PAPERS, PRINTABLE_MM
 from .templating import environment
 
 Paper = Literal["a5", "a4"]
@@ -70,7 +70,9 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
             }
         )
     trim = CARD_SIZES[game.card_size]
-    per_sheet = SheetLayout.fit(PAPERS["a4"], trim, BLEED_MM).per_sheet
+    # the sheets `cartiera deck` lays out on A4: the orientation that holds more cards
+    a4 = PAPERS["a4"]
+    per_sheet = SheetLayout.best_fit(a4, trim, BLEED_MM, 0.0, PRINTABLE_MM["a4"]).per_sheet
     total = game.decks[0].total
     print_info = {
         "per_sheet": per_sheet,

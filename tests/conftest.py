@@ -110,8 +110,13 @@ def postgres() -> Iterator[pgserver.Server]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_face_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One content-addressed render cache for every project copy of the session."""
-    folder = tmp_path_factory.mktemp("cache")
+    """One content-addressed render cache for every project copy of the session (shared
+    by the pytest-xdist workers of one run: entries are written atomically)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.getbasetemp().parent / "face-cache"
+        folder.mkdir(exist_ok=True)
+    else:
+        folder = tmp_path_factory.mktemp("cache")
     old = os.environ.get(CACHE_ENV)
     os.environ[CACHE_ENV] = str(folder)
     yield folder

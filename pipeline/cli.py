@@ -302,9 +302,9 @@ def new_cmd(
         span = parse_players(players)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    given = (ctx.find_root().obj or {}).get("project")
-    if into is not None or given is not None:
-        root = Path(into or given).resolve()
+    given = into or (ctx.find_root().obj or {}).get("project")
+    if given is not None:
+        root = Path(given).resolve()
     else:
         root = find_root(Path.cwd().resolve()) or Path.cwd().resolve()
     made = []

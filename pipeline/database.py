@@ -49,8 +49,8 @@ def build_database(
     if path is None:
         # Any other database receives exactly the rows of a SQLite database built first
         # (worked examples included), in one transaction.
-        with tempfile.TemporaryDirectory() as tmp:
-            fresh = Path(tmp) / "fresh.db"
+        with tempfile.TemporaryDirectory() as scratch:
+            fresh = Path(scratch) / "fresh.db"
             warnings = write_sqlite(fresh, games, project, stages)
             copy_database(fresh, project.db_url, games)
         return warnings

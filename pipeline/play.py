@@ -85,7 +85,7 @@ def store_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -
     left_out = []
     try:
         with Session(db) as session:
-            ids = {g.slug: g.id for g in session.exec(select(models.Game))}
+            ids = {g.slug: g.id or 0 for g in session.exec(select(models.Game))}
             next_id = 1
             for loaded in games:
                 slug = loaded.slug

@@ -25,6 +25,9 @@ from urllib.parse import urlsplit
 from .problems import Problem, SourceError
 from .project import Project
 
+# The face size and bleed, and the safe margin, in millimetres.
+Geometry = tuple[tuple[float, float], float, float]
+
 PREVIEW_DPI = 150
 WATCHED = ("games/{slug}", "templates/cards/{slug}", "templates/cards/base.css")
 
@@ -71,7 +74,9 @@ class Preview:
                                      bleed, safe)  # fmt: skip
             return self.snapshot
 
-    def _render(self) -> tuple[list[dict[str, Any]], dict[str, Path], tuple, list[str]]:
+    def _render(
+        self,
+    ) -> tuple[list[dict[str, Any]], dict[str, Path], Geometry | None, list[str]]:
         from sqlalchemy import create_engine
 
         from .catalog import read_game

@@ -39,7 +39,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.sql.functions import GenericFunction
-from sqlmodel import Session
+from sqlmodel import Session, col
 from sqlmodel import select as model_select
 
 from . import models
@@ -74,7 +74,7 @@ ORDERING_OPS = (">=", "<=", ">", "<")
 def vocabularies(db: Engine) -> list[Vocabulary]:
     """Every game's query vocabulary, read from the declarations stored in the database."""
     with Session(db) as session:
-        games = session.exec(model_select(models.Game).order_by(models.Game.position)).all()
+        games = session.exec(model_select(models.Game).order_by(col(models.Game.position))).all()
         out = []
         for game in games:
             attrs = session.exec(
@@ -184,10 +184,10 @@ def _attribute_condition(term: Term, attribute: Attribute) -> Condition:
         return _number_condition(term, target)
     _equality_only(term, attribute.label)
     if attribute.type == "bool":
-        value = BOOLEAN.get(fold(term.value))
-        if value is None:
+        flag = BOOLEAN.get(fold(term.value))
+        if flag is None:
             raise _Unknown(f"{attribute.label} is sì or no, not '{term.value}'", term.value_column)
-        return Condition(target, "equal", int(value))
+        return Condition(target, "equal", int(flag))
     if attribute.type == "enum":
         value = attribute.value(term.value)
         if value is None:
@@ -301,7 +301,7 @@ def _like_escape(text: str) -> str:
 
 def _truthy(expr: Any) -> ColumnElement[bool]:
     """Comparisons with NULL (a card without that attribute) are false, never unknown."""
-    return func.coalesce(expr, false()) == true()  # type: ignore[no-any-return]
+    return func.coalesce(expr, false()) == true()
 
 
 class _Compiler:

@@ -133,8 +133,13 @@ def _check_cells(header: list[str], rows: Rows, shown: str, loaded: LoadedGame) 
     for line, row in rows:
         for index, name in enumerate(header, start=1):
             cell = row.get(name, "").strip()
-            where = {"file": shown, "line": line, "column": index, "game": loaded.slug,
-                     "card": row.get("code") or None}  # fmt: skip
+            where: dict[str, Any] = {
+                "file": shown,
+                "line": line,
+                "column": index,
+                "game": loaded.slug,
+                "card": row.get("code") or None,
+            }
             if name in numbers and cell:
                 if WHOLE.fullmatch(cell) is None:
                     message = f"column {name}: '{cell}' is not a whole number"

@@ -503,9 +503,7 @@ def faces_cmd(
     ] = None,
     guides: Annotated[
         bool,
-        typer.Option(
-            "--guides", help="Draw the cut line with rounded corners and the safe area."
-        ),
+        typer.Option("--guides", help="Draw the cut line with rounded corners and the safe area."),
     ] = False,
 ) -> None:
     """Preview every distinct card face of a game, one per page, at trim size plus bleed."""

@@ -199,7 +199,7 @@ class Field(GameFields):
         self.piles[dest].append(c)
         self.zone[c] = dest
         if MAL <= source >> 1 <= PRE or MAL <= dest >> 1 <= PRE:
-            self._dirty()
+            self._moved(c)
         else:
             self._touch()
 

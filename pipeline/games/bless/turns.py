@@ -161,12 +161,13 @@ class Turns(GameFields):
         taunters = [d for d in defenders if flag("taunt", d)] if "taunt" in fx else None
         targets = taunters or defenders
         stop, shields = "cannot_attack" in fx, "cannot_be_attacked" in fx
+        direct = "direct_attack" in fx
         plain = not fx["fight"]
         profiles = None
         for a in self.piles[2 * MAL + p]:
             if stasi[a] or attacked[a] == turn or (stop and flag("cannot_attack", a)):
                 continue
-            if not defenders or (not taunters and flag("direct_attack", a)):
+            if not defenders or (not taunters and direct and flag("direct_attack", a)):
                 out.append(("direct", a))
             if not self.corrupt[a]:
                 for d in targets:
@@ -191,22 +192,24 @@ class Turns(GameFields):
 
     def _profile(self, c: int) -> tuple[int, bool, int, bool, bool, bool]:
         """What a clash needs of a card, read once per state: Occhio before the clash, whether
-        a «sempre» fixes it, Forma, Rivalità, any «Vince»/tie effect on it, Fato."""
+        a «sempre» fixes it, Forma, Rivalità, any «Vince»/tie effect on it, Fato.
+
+        Each part is computed only when an effect of its own kind may reach the card (one
+        naming it, or a broad one); otherwise the printed value is exact."""
         memo = self._vals.get(-1 - c)
         if memo is not None:
             return memo
         fx = self._fx or self._standing()
-        info, broad = self.info[c], fx["broad"]
-        named = c in fx["touched"] or c in fx["suppressed"]
-        if named or "occhio" in broad or "occhio_original" in broad:
+        info = self.info[c]
+        if _reaches(fx, "occhio", c) or _reaches(fx, "occhio_original", c):
             raw, locked = self._memo(c, OCC, False)
         else:
             raw, locked = info.occhio, False
-        if named or "grant" in broad:
+        if c in fx["suppressed"] or _reaches(fx, "grant", c):
             rival, fato = self.has(c, "Rivalita"), self.has(c, "Fato")
         else:
             rival, fato = "Rivalita" in info.keywords, "Fato" in info.keywords
-        special = (named or "wins" in broad or "tie_wins" in broad) and any(
+        special = (_reaches(fx, "wins", c) or _reaches(fx, "tie_wins", c)) and any(
             e.applies(self, c)
             for kind in ("wins", "tie_wins")
             for part in self._entries(kind, c)
@@ -355,3 +358,9 @@ class Turns(GameFields):
         self._bless(a, p, karma_a, "offerta")
         if len(self.piles[2 * ALT + p]) >= self.altar_limit:
             self._final(p, "altare")
+
+
+def _reaches(fx: dict[str, Any], kind: str, c: int) -> bool:
+    """Some effect of this kind in force names `c`, or reads its cards from a selector."""
+    slot = fx.get(kind)
+    return slot is not None and (c in slot[0] or bool(slot[1]))

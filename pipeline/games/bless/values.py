@@ -76,6 +76,7 @@ VERSIONS = itertools.count(1)  # one stamp per state of any game: copies never s
 NONE: list[Standing] = []
 NOTHING: tuple[list[Standing], list[Standing]] = (NONE, NONE)
 EMPTY_FX: dict[str, Any] = {
+    "suppressing": False,
     "suppressed": frozenset(),
     "fight": False,
     "touched": frozenset(),
@@ -126,6 +127,23 @@ class Values(GameFields):
         """The field changed: the standing effects must be collected again."""
         self._fx = None
         self._touch()
+
+    def _moved(self, c: int) -> None:
+        """`c` entered or left the field. What is in force is collected from the field's
+        static and bond abilities and from lasting effects, so it stays the same when `c`
+        has neither kind of ability, hosts no Legame and nothing in force suppresses cards
+        (which cards are suppressed depends on who is on the field)."""
+        fx, info = self._fx, self.info[c]
+        if (
+            fx is None
+            or fx["suppressing"]
+            or "static" in info.mal
+            or "bond" in info.pre
+            or c in self.host
+        ):
+            self._dirty()
+        else:
+            self._touch()
 
     def _touch(self) -> None:
         """Something changed: values may change (the effects in force stay the same)."""
@@ -197,6 +215,7 @@ class Values(GameFields):
                 if any(e.applies(self, c) for e in suppressors)
             )
         fx: dict[str, Any] = {
+            "suppressing": bool(suppressors),
             "suppressed": suppressed,
             "fight": False,
             "touched": set(),
@@ -235,7 +254,7 @@ class Values(GameFields):
             if current not in broad and orig not in broad:
                 return info.occhio if stat == OCC else info.karma
         if fight is not None:
-            if (self._fx or self._standing())["fight"]:
+            if fx["fight"]:
                 return max(0, self._compute(c, stat, original, fight)[0])
             if stat == OCC and not original and c in fight:
                 raw, locked = self._memo(c, OCC, False)
@@ -276,7 +295,10 @@ class Values(GameFields):
 
         Returns the value (not yet kept at 0 or more) and whether a «sempre» fixed it.
         """
-        direct, broad = self._entries(kind, c)
+        slot = (self._fx or self._standing()).get(kind)
+        if slot is None:
+            return base + add, False
+        direct, broad = slot[0].get(c, NONE), slot[1]
         if not direct and not broad:
             return base + add, False
         sets: list[tuple[int, int]] = []
@@ -333,9 +355,13 @@ class Values(GameFields):
     def has(self, c: int, keyword: str) -> bool:
         if self.zone[c] >> 1 != MAL:
             return False
-        if keyword in self.info[c].keywords and not self.suppressed(c):
+        fx = self._fx or self._standing()
+        if keyword in self.info[c].keywords and c not in fx["suppressed"]:
             return True
-        direct, broad = self._entries("grant", c)
+        slot = fx.get("grant")
+        if slot is None:
+            return False
+        direct, broad = slot[0].get(c, NONE), slot[1]
         if not direct and not broad:
             return False
         return any(e.step.keyword == keyword and e.applies(self, c) for e in (*direct, *broad))
@@ -344,7 +370,10 @@ class Values(GameFields):
         """tie_wins, cannot_attack, taunt, direct_attack: does one apply to the card now?"""
         if self.zone[c] >> 1 != MAL:
             return False
-        direct, broad = self._entries(kind, c)
+        slot = (self._fx or self._standing()).get(kind)
+        if slot is None:
+            return False
+        direct, broad = slot[0].get(c, NONE), slot[1]
         return any(e.applies(self, c) for e in direct) or any(e.applies(self, c) for e in broad)
 
     def shielded(self, defender: int, attacker: int) -> bool:

@@ -17,7 +17,6 @@ from pipeline.cli import app
 
 README = ROOT / "README.md"
 ROW = re.compile(r"^\| `cartiera ([^`]+)` \|", re.MULTILINE)
-TOKEN = re.compile(r"\[[^\]]*\]|\S+")
 CHOICES = r"[a-z0-9-]+(\|[a-z0-9-]+)+"  # text|json|github
 
 
@@ -31,10 +30,25 @@ class Shown:
     arguments: list[tuple[str, bool]] = field(default_factory=list)
 
 
+def _tokens(usage: str) -> list[str]:
+    """Words and whole [bracketed groups], which may nest: `[--agents A[,B…]]`."""
+    tokens: list[str] = []
+    current, depth = "", 0
+    for char in usage:
+        if char == " " and depth == 0:
+            if current:
+                tokens.append(current)
+            current = ""
+            continue
+        depth += (char == "[") - (char == "]")
+        current += char
+    return [*tokens, current] if current else tokens
+
+
 def readme_rows() -> list[Shown]:
     rows = []
     for usage in ROW.findall(README.read_text(encoding="utf-8")):
-        tokens = TOKEN.findall(usage.replace("\\|", "|"))
+        tokens = _tokens(usage.replace("\\|", "|"))
         command: list[str] = []
         while tokens and re.fullmatch(r"[a-z][a-z-]*", tokens[0]):
             command.append(tokens.pop(0))
@@ -42,7 +56,7 @@ def readme_rows() -> list[Shown]:
         while tokens:
             token = tokens.pop(0)
             optional = token.startswith("[")
-            words = token.strip("[]").split()
+            words = token[1:-1].split() if optional else token.split()
             if words[0].startswith("-"):
                 if len(words) == 1 and tokens and not tokens[0].startswith(("[", "-")):
                     words.append(tokens.pop(0))  # `--out FILE`: the option's value

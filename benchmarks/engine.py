@@ -29,9 +29,11 @@ def _shared(rules: Any) -> dict[int, Any]:
     return {id(v): v for v in (rules, *vars(rules).values())}
 
 
-def play_games(rules: Any, games: int, seed: int, naive: bool = False) -> tuple[float, int]:
-    """Seconds taken and decisions taken by `games` random games from `seed` on."""
+def play_games(rules: Any, games: int, seed: int, naive: bool = False) -> tuple[float, int, float]:
+    """Seconds taken, decisions taken and CPU seconds used by `games` random games from
+    `seed` on (CPU time too: on a shared machine the wall clock counts the others' work)."""
     decisions = 0
+    cpu = time.process_time()
     started = time.perf_counter()
     for i in range(games):
         state = rules.new_game(seed + i)
@@ -44,7 +46,7 @@ def play_games(rules: Any, games: int, seed: int, naive: bool = False) -> tuple[
                 state = copy.deepcopy(state, dict(shared))
             state.apply(action)
             decisions += 1
-    return time.perf_counter() - started, decisions
+    return time.perf_counter() - started, decisions, time.process_time() - cpu
 
 
 def clone_cost(rules: Any, seed: int) -> tuple[float, float]:
@@ -70,13 +72,14 @@ def clone_cost(rules: Any, seed: int) -> tuple[float, float]:
 
 def bench(rules: Any, games: int, baseline_games: int, seed: int) -> None:
     play_games(rules, 5, 10_000)  # warm up
-    seconds, decisions = play_games(rules, games, seed)
+    seconds, decisions, cpu = play_games(rules, games, seed)
     rate = games / seconds
-    base_seconds, _ = play_games(rules, baseline_games, seed, naive=True)
+    base_seconds, _, _ = play_games(rules, baseline_games, seed, naive=True)
     base_rate = baseline_games / base_seconds
     clone, deep = clone_cost(rules, seed)
     print(f"{rules.slug}: random against random, one core ({games} games, seed {seed})")
     print(f"  games per second:       {rate:10.1f}")
+    print(f"  games per CPU second:   {games / cpu:10.1f}")
     print(f"  decisions per game:     {decisions / games:10.1f}")
     print(f"  decisions per second:   {decisions / seconds:10.0f}")
     print(f"  naive deepcopy baseline ({baseline_games} games): {base_rate:.1f} games/s")

@@ -48,6 +48,7 @@ from .rulebook import (
     ruling_views,
     term_anchors,
 )
+from .search import browser_index
 from .settings import _LenientLoader, placeholder_site_url_warning, site_url
 from .site_balance import balance_page
 from .site_rules import (
@@ -62,6 +63,9 @@ from .templating import environment
 GENERATED = ("index.md", "giochi", "scarica")
 OFFLINE_ZIP = "cartiera-sito-offline.zip"
 QUERY_SCRIPT = "assets/query.js"
+# The cards the query box searches, as a script (a page opened from file:// may not fetch a
+# JSON file): the same folding, vocabularies and values as pipeline.search.
+QUERY_INDEX = "giochi/indice-carte.js"
 IMAGE_DPI = 150
 PAGES = [
     ("index.md", "Panoramica"),
@@ -115,6 +119,7 @@ def generate(
     with open_engine(project) as engine:
         slugs = game_slugs(engine)
         games = [read_game(engine, slug) for slug in slugs]
+        index = json.dumps(browser_index(engine), ensure_ascii=False, sort_keys=True)
     for game in games:
         _game_pages(project, env, game, with_images, warn)
     home = env.get_template("site/home.md.j2").render(
@@ -136,6 +141,7 @@ def generate(
         offline_zip=_offline_download(project) if not offline else None,
     )
     _write(docs / "index.md", home)
+    _write(docs / QUERY_INDEX, f"window.CARTIERA_INDEX = {index};\n")
     return slugs
 
 
@@ -389,8 +395,8 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
         for h in config.get("hooks", [])
     ]
     scripts = list(config.get("extra_javascript", []))
-    if (docs / QUERY_SCRIPT).exists():  # the card query language (issue 16), when it lands
-        scripts.append(QUERY_SCRIPT)
+    if (docs / QUERY_SCRIPT).exists():  # the card query language
+        scripts += [QUERY_INDEX, QUERY_SCRIPT]
     config.update(
         docs_dir=str(docs),
         site_dir=str(project.build_dir / ("site-offline" if offline else "site")),

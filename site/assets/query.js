@@ -404,10 +404,12 @@
       return compare(a.position, b.position) || compare(a.card.number, b.card.number) ||
              compare(a.card.deck, b.card.deck);
     });
-    return rows.map(function (r) {
+    var found = rows.map(function (r) {
       return { game: r.game, code: r.card.code, number: r.card.number, name: r.card.name,
                card: r.card };
     });
+    found.sorted = query.sort.length > 0;  // an ordina: asks the page to reorder too
+    return found;
   };
 
   /* --- the query box on a page ------------------------------------------------------ */
@@ -454,9 +456,13 @@
     return script ? script.src.replace(/assets\/query\.js.*$/, "") : "/";
   }
 
+  // The offline variant (opened from file://) has page.html files, the served one folders.
+  function pageUrl(path) {
+    return siteRoot() + path + (window.location.protocol === "file:" ? ".html" : "/");
+  }
+
   function cardUrl(game, code) {
-    var page = siteRoot() + "giochi/" + game + "/carte/" + code + "/";
-    return window.location.protocol === "file:" ? page + "index.html" : page;
+    return pageUrl("giochi/" + game + "/carte/" + code);
   }
 
   /* A filter control of the card table, as the words of the query it stands for. */
@@ -488,7 +494,7 @@
     label.append(input);
     var help = document.createElement("a");
     help.className = "cartiera-query-aiuto";
-    help.href = siteRoot() + "cercare/" + (window.location.protocol === "file:" ? "index.html" : "");
+    help.href = pageUrl("cercare");
     help.textContent = "come si scrive";
     var error = document.createElement("p");
     error.className = "cartiera-query-error";
@@ -535,7 +541,7 @@
         total += 1;
         if (visible) shown += 1;
       });
-      if (codes) {
+      if (codes && rows.sorted) {
         items.filter(function (el) { return !el.hidden; })
           .sort(function (a, b) { return rank[a.dataset.code] - rank[b.dataset.code]; })
           .forEach(function (el) { container.append(el); });
@@ -554,6 +560,12 @@
       var ui = build(box, index);
       var mounted = mount(box, index, ui.game, function (rows) { show(ui, rows); });
       var filters = document.querySelector('.cartiera-filtri[data-tabella="' + ui.target + '"]');
+      if (filters && !ui.input.value) {
+        // filters restored from the address (tabella.js) become the query they stand for
+        var restored = Array.from(filters.querySelectorAll("[data-filtro]")).map(controlQuery)
+          .filter(function (w) { return w; }).join(" ");
+        if (restored) { ui.input.value = restored; mounted.run(false); }
+      }
       if (filters) {
         filters.dataset.query = "1";  // tabella.js leaves the filtering to the query
         var sync = function () {

@@ -22,8 +22,8 @@ from pipeline.engine.core import Replay, play_replay
 from pipeline.play import load_rules
 from pipeline.project import open_project
 
-GAMES = 1000  # per engine
-DEEP_EVERY = 40  # one game in this many also gets the costly checks
+GAMES = 2000  # per engine: the 2,000 seeded random games every engine must survive
+DEEP_EVERY = 80  # one game in this many also gets the costly checks
 MAX_ACTIONS = 20_000
 
 

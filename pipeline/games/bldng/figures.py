@@ -3,27 +3,14 @@ sculpture projects) and the invariants the conformance test checks after every a
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.engine.plugin import FigureTable
+from pipeline.engine.plugin import FigureTable, rate
 
 from .cards import BldngCards
 from .state import BldngState
-
-
-def rate(successes: int, trials: int, z: float = 1.96) -> dict[str, float]:
-    """A rate cell of a figure table, with its 95% Wilson score interval."""
-    if not trials:
-        return {"rate": 0.0, "low": 0.0, "high": 1.0, "n": 0}
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    low, high = max(0.0, centre - spread), min(1.0, centre + spread)
-    return {"rate": p, "low": low, "high": high, "n": trials}
 
 
 class FigureMixin(BldngCards):

@@ -3,31 +3,14 @@ character) and the invariants the conformance test checks after every action."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import pairwise
 from typing import Any
 
-from pipeline.engine.plugin import FigureTable
+from pipeline.engine.plugin import FigureTable, rate
 
 from .state import HAND, OVER, MazzoCards, MazzoState
-
-
-def rate(successes: int, trials: int, z: float = 1.96) -> dict[str, float]:
-    """A rate cell of a figure table, with its 95% Wilson score interval."""
-    if not trials:
-        return {"rate": 0.0, "low": 0.0, "high": 1.0, "n": 0}
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return {
-        "rate": p,
-        "low": max(0.0, centre - spread),
-        "high": min(1.0, centre + spread),
-        "n": trials,
-    }
 
 
 class FigureMixin(MazzoCards):

@@ -77,26 +77,18 @@ def vocabularies(db: Engine) -> list[Vocabulary]:
         games = session.exec(model_select(models.Game).order_by(col(models.Game.position))).all()
         out = []
         for game in games:
-            attrs = session.exec(
-                model_select(models.AttributeDef)
-                .where(models.AttributeDef.game_id == game.id)
-                .order_by(models.AttributeDef.position)  # type: ignore[arg-type]
-            ).all()
-            texts = session.exec(
-                model_select(models.TextDef)
-                .where(models.TextDef.game_id == game.id)
-                .order_by(models.TextDef.position)  # type: ignore[arg-type]
-            ).all()
-            kinds = session.exec(
-                model_select(models.CardKind)
-                .where(models.CardKind.game_id == game.id)
-                .order_by(models.CardKind.position)  # type: ignore[arg-type]
-            ).all()
-            decks = session.exec(
-                model_select(models.Deck)
-                .where(models.Deck.game_id == game.id)
-                .order_by(models.Deck.position)  # type: ignore[arg-type]
-            ).all()
+
+            def declared(model: Any, game_id: int | None = game.id) -> list[Any]:
+                return list(
+                    session.exec(
+                        model_select(model).where(model.game_id == game_id).order_by(model.position)
+                    ).all()
+                )
+
+            attrs = declared(models.AttributeDef)
+            texts = declared(models.TextDef)
+            kinds = declared(models.CardKind)
+            decks = declared(models.Deck)
             attributes = {
                 a.key: Attribute(
                     a.key, a.label, a.type, tuple(json.loads(a.enum_values or "[]")), a.multiple

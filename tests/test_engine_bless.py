@@ -3,7 +3,6 @@ games/bless/rules.md), and one scenario per card in which its effect changes the
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
@@ -119,13 +118,8 @@ def corrupted(rules: BlessRules, g: BlessGame, code: str) -> bool:
 def blank(rules: BlessRules, code: str, side: str) -> BlessRules:
     """The same rules with one side of one card left without effect."""
     i = rules.card(code)
-    info = copy.copy(rules.cards[i])
-    if side == "maledizione":
-        info.mal, info.keywords = {}, frozenset()
-    else:
-        info.pre = {}
     cards = list(rules.cards)
-    cards[i] = info
+    cards[i] = rules.cards[i].blanked(side)
     return BlessRules(cards, f"{rules.digest}-{code}-{side}", rules.texts)
 
 

@@ -3,6 +3,7 @@ shape of a pending decision and the small helpers of the clash and the Mulligan.
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Any, NamedTuple
 
 from pipeline.engine.core import Chance, Event, GameInfo
@@ -89,10 +90,7 @@ def clash_eye(mine: tuple, theirs: tuple) -> int:
 
 def subsets(cards: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Every subset of the hand, each in hand order (the Mulligan's options)."""
-    out: list[tuple[int, ...]] = [()]
-    for c in cards:
-        out += [(*s, c) for s in out]
-    return sorted(out, key=lambda s: (len(s), [cards.index(c) for c in s]))
+    return [s for size in range(len(cards) + 1) for s in combinations(cards, size)]
 
 
 def is_subset(chosen: Any, cards: tuple[int, ...]) -> bool:
@@ -143,7 +141,7 @@ class GameFields:
     ts: int
     version: int
     _fx: dict[str, Any] | None
-    _sources: dict[tuple[int, int, int, int], list[Any]]
+    _sources: dict[tuple[int, int, int, int], Any]  # values._Sources by place
     _collected: dict[tuple[Any, ...], dict[str, Any]]
     _vals: dict[int, Any]
     _busy: set[int]

@@ -11,6 +11,7 @@ are ``MAZZO`` (0) and ``VUOTO`` (1). Cards are indices 0..61 (card number minus 
 
 from __future__ import annotations
 
+import copy
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -97,6 +98,7 @@ class CFilter:
     """A compiled `Filter`: which zones and controllers, then a list of per-card checks."""
 
     __slots__ = (
+        "anyone",
         "checks",
         "controller",
         "exclude",
@@ -113,6 +115,7 @@ class CFilter:
         self.kinds = ZONE_KINDS.get(f.zone, ())
         self.controller = f.controller
         self.opposite_of = f.opposite_of
+        self.anyone = f.opposite_of is None and f.controller == "any"  # either player's cards
         self.top = f.top
         self.exclude = tuple(f.exclude)
         self.checks = _checks(f, comp)
@@ -150,20 +153,31 @@ class CFilter:
     def cards(self, g: Any, ctx: Ctx) -> list[int]:
         """The matching cards; piles top first."""
         checks = self.checks
+        pool = self._pool(g, ctx)
         if not checks:
-            return self._pool(g, ctx)
-        return [c for c in self._pool(g, ctx) if all(check(g, c, ctx) for check in checks)]
+            return pool
+        out = []
+        for c in pool:
+            for check in checks:
+                if not check(g, c, ctx):
+                    break
+            else:
+                out.append(c)
+        return out
 
     def matches(self, g: Any, c: int, ctx: Ctx) -> bool:
         z = g.zone[c]
         if self.pile >= 0:
             if z != self.pile or (self.top and c not in self._pool(g, ctx)):
                 return False
-        elif (z >> 1) not in self.kinds or (z & 1) not in self.players(g, ctx):
+        elif (z >> 1) not in self.kinds or not (self.anyone or (z & 1) in self.players(g, ctx)):
             return False
         if self.exclude and c in self._excluded(ctx):
             return False
-        return all(check(g, c, ctx) for check in self.checks)
+        for check in self.checks:  # noqa: SIM110 - a hot path: a loop beats all() on a generator
+            if not check(g, c, ctx):
+                return False
+        return True
 
 
 class CSelector(CFilter):
@@ -470,6 +484,7 @@ class CardInfo:
         "occhio",
         "prayer",
         "pre",
+        "profile",
     )
 
     def __init__(self, index: int, number: int, code: str, name: str, attrs: dict, data: dict):
@@ -492,11 +507,31 @@ class CardInfo:
             and all(st.op == "grant" and st.target == "this" for st in ab.effects)
         ]
         self.keywords = frozenset(st.keyword for ab in bare for st in ab.effects)
+        # The clash profile of the card as printed (Turns._profile): what it is when no
+        # effect in force reaches it.
+        self.profile = (
+            self.occhio,
+            False,
+            self.forma,
+            "Rivalita" in self.keywords,
+            False,
+            "Fato" in self.keywords,
+        )
         rest = tuple(ab for ab in statics if ab not in bare)
         if rest:
             self.mal["static"] = rest
         else:
             self.mal.pop("static", None)
+
+    def blanked(self, side: str) -> CardInfo:
+        """This card with one side («maledizione» or «preghiera») left without effect."""
+        info = copy.copy(self)
+        if side == "maledizione":
+            info.mal, info.keywords = {}, frozenset()
+            info.profile = (info.occhio, False, info.forma, False, False, False)
+        else:
+            info.pre = {}
+        return info
 
     def abilities(self, side: str, trigger: str) -> tuple[CAbility, ...]:
         return (self.mal if side == "maledizione" else self.pre).get(trigger, ())

@@ -100,7 +100,7 @@ class BlessGame(Turns, Field, Effects):
         self.ts = 0
         self.version = 0
         self._fx: dict[str, Any] | None = None
-        self._sources: dict[tuple[int, int, int, int], list[Any]] = {}  # static entries by place
+        self._sources: dict[tuple[int, int, int, int], Any] = {}  # static entries by place
         self._collected: dict[tuple[Any, ...], dict[str, Any]] = {}  # effects in force, by source
         self._vals: dict[int, Any] = {}
         self._busy: set[int] = set()

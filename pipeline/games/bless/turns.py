@@ -201,6 +201,8 @@ class Turns(GameFields):
             return memo
         fx = self._fx or self._standing()
         info = self.info[c]
+        if not fx["clash_broad"] and c not in fx["touched"] and c not in fx["suppressed"]:
+            return info.profile  # nothing in force names the card or reads it from a selector
         if _reaches(fx, "occhio", c) or _reaches(fx, "occhio_original", c):
             raw, locked = self._memo(c, OCC, False)
         else:
@@ -303,14 +305,16 @@ class Turns(GameFields):
     def _outcome(self, a: int, d: int, hits: tuple[int, ...]) -> tuple[int, int, int]:
         """Steps 1-3 of the clash: modified Occhio, then «Vince sempre», «Vince», the eyes."""
         fx = self._fx or self._standing()
-        if not (fx["fight"] or hits):
+        plain = not (fx["fight"] or hits)
+        if plain:  # no effect reads the clash: the profiles give both eyes exactly
             pa, pd = self._profile(a), self._profile(d)
+            eye_a, eye_d = clash_eye(pa, pd), clash_eye(pd, pa)
             if not (pa[4] or pd[4]):
-                eye_a, eye_d = clash_eye(pa, pd), clash_eye(pd, pa)
                 return (ATT if eye_a > eye_d else DEF if eye_d > eye_a else TIE), eye_a, eye_d
         self.fight = (a, d)
         try:
-            eye_a, eye_d = self.stat(a, OCC), self.stat(d, OCC)
+            if not plain:
+                eye_a, eye_d = self.stat(a, OCC), self.stat(d, OCC)
             win_a = max(self.wins_level(a, d), 1 if a in hits else 0)
             win_d = max(self.wins_level(d, a), 1 if d in hits else 0)
             top = max(win_a, win_d)

@@ -81,8 +81,20 @@ EMPTY_FX: dict[str, Any] = {
     "fight": False,
     "touched": frozenset(),
     "broad": frozenset(),
+    "clash_broad": False,
 }
 STAT_KINDS = (("occhio", "occhio_original"), ("karma", "karma_original"))
+# the kinds of effect a clash profile reads (Turns._profile)
+CLASH_KINDS = frozenset(("occhio", "occhio_original", "grant", "wins", "tie_wins", "set_forma"))
+
+
+class _Sources(list[tuple[Any, Standing]]):
+    """The effects in force of one card's static or bond abilities in one place, with
+    those among them that suppress cards."""
+
+    def __init__(self, entries: Any):
+        super().__init__(entries)
+        self.suppressors = [e for ab, e in self if ab.suppresses and e.step.op == "suppress"]
 
 
 def _file(fx: dict[str, Any], e: Standing) -> None:
@@ -171,11 +183,11 @@ class Values(GameFields):
                     entries = cache.get(key)
                     if entries is None:
                         ctx = Ctx(p, c)
-                        entries = cache[key] = [
+                        entries = cache[key] = _Sources(
                             (ab, Standing(self.since[c], st, ctx, None, ab.cond))
                             for ab in info[c].mal["static"]
                             for st in ab.effects
-                        ]
+                        )
                     sources.append((c, entries))
                     keys.append(key)
             for c in piles[2 * PRE + p]:
@@ -185,21 +197,18 @@ class Values(GameFields):
                     entries = cache.get(key)
                     if entries is None:
                         ctx = Ctx(zone[h] & 1, c, h)
-                        entries = cache[key] = [
+                        entries = cache[key] = _Sources(
                             (ab, Standing(self.since[c], st, ctx, None, ab.cond))
                             for ab in info[c].pre["bond"]
                             for st in ab.effects
-                        ]
+                        )
                     sources.append((-1, entries))
                     keys.append(key)
         turn = self.turn
         lasting = [e for e in self.lasting if e.start <= turn <= e.end]
         suppressed: frozenset[int] = frozenset()
         suppressors = [
-            e
-            for _, entries in sources
-            for ab, e in entries
-            if ab.suppresses and e.step.op == "suppress"
+            e for _, entries in sources if entries.suppressors for e in entries.suppressors
         ] + [e for e in lasting if e.step.op == "suppress"]
         memo = None
         if not suppressors:  # then what is in force depends only on its sources
@@ -227,6 +236,7 @@ class Values(GameFields):
                     _file(fx, e)
         for e in lasting:
             _file(fx, e)
+        fx["clash_broad"] = not CLASH_KINDS.isdisjoint(fx["broad"])
         if memo is not None:
             self._collected[memo] = fx
         return fx

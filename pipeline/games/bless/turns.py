@@ -79,7 +79,11 @@ class Turns(GameFields):
             self._push(("next_turn",))
 
     def _task_turn_start(self, task: tuple[Any, ...]) -> None:
-        self._dirty()
+        fx = self._fx
+        if fx is None or fx["suppressing"] or self.lasting:
+            self._dirty()  # lasting effects start and end with turns; suppression may too
+        else:
+            self._touch()  # the same sources, so the same effects in force
         p = self.active
         self._log("turn", p, (self.turn, self.actions))
         for c in self.piles[2 * MAL + p]:
@@ -105,6 +109,7 @@ class Turns(GameFields):
             return
         if self.lasting:
             self.lasting = [e for e in self.lasting if e.end > t]
+            self._dirty()
         self.turn = t + 1
         self.active = 1 - self.active
         self.actions = 3

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.engine import registry
+from pipeline.engine.core import shuffle
 from pipeline.engine.plugin import GamePlugin
 from pipeline.games import game_module
 
@@ -139,3 +141,19 @@ def test_unknown_names_are_one_line_listing_the_known_ones():
     with pytest.raises(registry.UnknownName, match=r"unknown agent 'smart'.*random, greedy"):
         registry.make_agent("bless", "smart", 1)
     assert registry.agent_names("bless") == ["random", "greedy"]
+
+
+def test_chance_shuffles_as_pythons_random_does_and_the_same_on_every_version():
+    """The core's written-out shuffle makes the same draws as Random.shuffle (CPython 3.11's
+    algorithm), and a fixed seed gives a fixed order, whatever Python runs the tests."""
+    order = list(range(10))
+    shuffle(random.Random(7), order)
+    assert order == [8, 3, 1, 4, 7, 0, 9, 6, 2, 5]
+    if sys.version_info[:2] == (3, 11):
+        for seed in range(200):
+            for size in (0, 1, 2, 5, 48, 62):
+                ours, theirs = list(range(size)), list(range(size))
+                a, b = random.Random(seed), random.Random(seed)
+                shuffle(a, ours)
+                b.shuffle(theirs)
+                assert ours == theirs and a.getstate() == b.getstate()

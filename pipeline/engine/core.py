@@ -119,8 +119,22 @@ class Chance:
                 raise ReplayError(f"recorded {what} does not hold the same cards")
             pile[:] = value
         else:
-            self.rng.shuffle(pile)
+            shuffle(self.rng, pile)
         self.log.append(Event("chance", -1, (what, tuple(pile))))
+
+
+def shuffle(rng: random.Random, pile: list[int]) -> None:
+    """Shuffle in place with CPython 3.11's algorithm for Random.shuffle (Fisher-Yates,
+    each index drawn by rejection from getrandbits), written out: the same draws, with
+    fewer steps, and a seed that keeps meaning the same game whatever Python runs it."""
+    getrandbits = rng.getrandbits
+    for i in range(len(pile) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        pile[i], pile[j] = pile[j], pile[i]
 
 
 CHANCE_PLAYER = -2  # reserved: a state whose next step is chance (resolved inside ``apply``)

@@ -141,6 +141,8 @@ class GameFields:
     ts: int
     version: int
     _fx: dict[str, Any] | None
+    _fx_base: dict[str, Any] | None
+    _fx_more: list[Any]
     _sources: dict[tuple[int, int, int, int], Any]  # values._Sources by place
     _collected: dict[tuple[Any, ...], dict[str, Any]]
     _vals: dict[int, Any]

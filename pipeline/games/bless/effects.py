@@ -213,7 +213,7 @@ class Effects(Values):
             self._tick(), st, ctx, None if every else f.picks, None, self.turn + first, end, extra
         )
         self.lasting.append(effect)
-        self._dirty()
+        self._gain(effect)
         self._log("lasting", f.user, (f.ab.card, st.kind, f.picks, st.duration))
         return DONE
 

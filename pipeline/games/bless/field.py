@@ -198,18 +198,22 @@ class Field(GameFields):
         self.piles[source].remove(c)
         self.piles[dest].append(c)
         self.zone[c] = dest
-        if MAL <= source >> 1 <= PRE or MAL <= dest >> 1 <= PRE:
+        if MAL <= source >> 1 <= PRE:
             self._moved(c)
+        elif MAL <= dest >> 1 <= PRE:
+            self._moved(c, entered=dest >> 1 == MAL)
         else:
             self._touch()
 
     def _leave(self, c: int, why: str) -> None:
         """A card leaves its zone of the field: it keeps nothing (4.4); its Legami go (5.6)."""
         kind = self.zone[c] >> 1
+        bonds = False
         if kind == MAL:
             self.corrupt[c] = self.stasi[c] = 0
             owner = self.controller(c)
             for legame in self._legami_on(c):
+                bonds = True
                 self.host[legame] = -1
                 after = self.info[legame].pre.get("on_host_break", ()) if why == "break" else ()
                 for ab in after:
@@ -220,7 +224,11 @@ class Field(GameFields):
         self.attacked[c] = self.invoked[c] = self.responded[c] = self.barrier[c] = -1
         if any(e.targets is not None and c in e.targets for e in self.lasting):
             self.lasting = [x for e in self.lasting if (x := e.without(c)) is not None]
-        self._dirty()
+            bonds = True  # a lasting effect lost a target: what is in force changed
+        if bonds:
+            self._dirty()
+        else:
+            self._moved(c)
 
     def _break(self, c: int, dest: int = VUOTO) -> None:
         kind = self.zone[c] >> 1

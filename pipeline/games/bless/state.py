@@ -100,6 +100,8 @@ class BlessGame(Turns, Field, Effects):
         self.ts = 0
         self.version = 0
         self._fx: dict[str, Any] | None = None
+        self._fx_base: dict[str, Any] | None = None  # what was in force, with _fx_more to add
+        self._fx_more: list[Any] = []
         self._sources: dict[tuple[int, int, int, int], Any] = {}  # static entries by place
         self._collected: dict[tuple[Any, ...], dict[str, Any]] = {}  # effects in force, by source
         self._vals: dict[int, Any] = {}

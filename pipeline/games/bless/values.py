@@ -97,16 +97,21 @@ class _Sources(list[tuple[Any, Standing]]):
         self.suppressors = [e for ab, e in self if ab.suppresses and e.step.op == "suppress"]
 
 
-def _file(fx: dict[str, Any], e: Standing) -> None:
+def _file(fx: dict[str, Any], e: Standing, shared: set[str] | None = None) -> None:
     """File an effect under its kind: by the cards it names, or as broad.
 
     ``touched`` gathers the cards some effect names; ``broad`` the kinds read from selectors:
     a card in neither has its printed values, which the hot paths read without more ado.
+    ``shared``: the kinds whose slots `fx` still shares with the effects in force it was
+    copied from; a slot is copied before its first change.
     """
     kind = e.step.kind
     slot: tuple[dict[int, list[Standing]], list[Standing]] | None = fx.get(kind)
     if slot is None:
         slot = fx[kind] = ({}, [])
+    elif shared is not None and kind in shared:
+        shared.discard(kind)
+        slot = fx[kind] = (dict(slot[0]), slot[1][:])
     if e.targets is not None:
         named: tuple[int, ...] = e.targets
     else:
@@ -116,7 +121,7 @@ def _file(fx: dict[str, Any], e: Standing) -> None:
             slot[1].append(e)
             fx["broad"].add(kind)
     for c in named:
-        slot[0].setdefault(c, []).append(e)
+        slot[0][c] = [*slot[0].get(c, NONE), e]
         fx["touched"].add(c)
     if e.step.fight:
         fx["fight"] = True
@@ -138,24 +143,40 @@ class Values(GameFields):
     def _dirty(self) -> None:
         """The field changed: the standing effects must be collected again."""
         self._fx = None
+        self._fx_base = None
         self._touch()
 
-    def _moved(self, c: int) -> None:
-        """`c` entered or left the field. What is in force is collected from the field's
-        static and bond abilities and from lasting effects, so it stays the same when `c`
-        has neither kind of ability, hosts no Legame and nothing in force suppresses cards
-        (which cards are suppressed depends on who is on the field)."""
-        fx, info = self._fx, self.info[c]
-        if (
-            fx is None
-            or fx["suppressing"]
-            or "static" in info.mal
-            or "bond" in info.pre
-            or c in self.host
-        ):
+    def _moved(self, c: int, entered: bool = False) -> None:
+        """`c` entered or left the field (`entered`: it came onto the Zona Maledizione from
+        off the field). What is in force is collected from the field's static and bond
+        abilities and from lasting effects, so it stays the same when `c` has neither kind
+        of ability, hosts no Legame and nothing in force suppresses cards (which cards are
+        suppressed depends on who is on the field); and a card that comes with static
+        abilities only adds its own."""
+        fx, info = self._fx or self._fx_base, self.info[c]
+        if fx is None or fx["suppressing"]:
+            self._dirty()
+        elif entered:
+            if "static" in info.mal:
+                self._gain(c)
+            else:
+                self._touch()
+        elif "static" in info.mal or "bond" in info.pre or c in self.host:
             self._dirty()
         else:
             self._touch()
+
+    def _gain(self, item: int | Standing) -> None:
+        """`item` starts to be in force and nothing else in force changes: a card that came
+        onto the field with static abilities, or a lasting effect. The next read files it
+        into a copy of what was in force instead of collecting everything again."""
+        base = self._fx or self._fx_base
+        if base is None or base["suppressing"]:
+            self._dirty()
+            return
+        self._fx_more = [item] if self._fx is not None else [*self._fx_more, item]
+        self._fx_base, self._fx = base, None
+        self._touch()
 
     def _touch(self) -> None:
         """Something changed: values may change (the effects in force stay the same)."""
@@ -166,10 +187,47 @@ class Values(GameFields):
         fx = self._fx
         if fx is None:
             self._fx = EMPTY_FX  # while collecting, nested reads see the printed values
-            fx = self._collect()
+            base, self._fx_base = self._fx_base, None
+            fx = (base is not None and self._extend(base, self._fx_more)) or self._collect()
             self._fx = fx
             self._touch()
         return fx
+
+    def _extend(self, base: dict[str, Any], items: list[Any]) -> dict[str, Any] | None:
+        """What is in force: `base` and the effects of `items` (see _gain), filed into a
+        copy; None when one of them suppresses cards (then everything is collected)."""
+        effects: list[Standing] = []
+        for item in items:
+            if isinstance(item, Standing):
+                if item.start <= self.turn <= item.end:
+                    effects.append(item)
+            elif self.zone[item] >> 1 == MAL:
+                entries = self._static_entries(item, self.zone[item] & 1)
+                if entries.suppressors:
+                    return None
+                effects.extend(e for _, e in entries)
+        if any(e.step.op == "suppress" for e in effects):
+            return None
+        fx = dict(base)
+        fx["touched"], fx["broad"] = set(base["touched"]), set(base["broad"])
+        shared = {kind for kind, slot in base.items() if isinstance(slot, tuple)}
+        for e in effects:
+            _file(fx, e, shared)
+        fx["clash_broad"] = not CLASH_KINDS.isdisjoint(fx["broad"])
+        return fx
+
+    def _static_entries(self, c: int, p: int) -> _Sources:
+        """The effects in force of the static abilities of `c`, a Maledizione of `p`."""
+        key = (c, p, self.since[c], -1)
+        entries = self._sources.get(key)
+        if entries is None:
+            ctx = Ctx(p, c)
+            entries = self._sources[key] = _Sources(
+                (ab, Standing(self.since[c], st, ctx, None, ab.cond))
+                for ab in self.info[c].mal["static"]
+                for st in ab.effects
+            )
+        return entries
 
     def _collect(self) -> dict[str, Any]:
         """Every effect in force, filed by kind and by the card it affects ("broad": read
@@ -179,17 +237,8 @@ class Values(GameFields):
         for p in (0, 1):
             for c in piles[2 * MAL + p]:
                 if info[c].mal.get("static"):
-                    key = (c, p, self.since[c], -1)
-                    entries = cache.get(key)
-                    if entries is None:
-                        ctx = Ctx(p, c)
-                        entries = cache[key] = _Sources(
-                            (ab, Standing(self.since[c], st, ctx, None, ab.cond))
-                            for ab in info[c].mal["static"]
-                            for st in ab.effects
-                        )
-                    sources.append((c, entries))
-                    keys.append(key)
+                    sources.append((c, self._static_entries(c, p)))
+                    keys.append((c, p, self.since[c], -1))
             for c in piles[2 * PRE + p]:
                 h = host[c]
                 if h >= 0 and info[c].pre.get("bond"):

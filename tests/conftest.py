@@ -211,6 +211,64 @@ def built(project: Path, _built_once: Path) -> Path:
     return project
 
 
+PROVA_GAME = """\
+slug: prova
+name: Prova
+players: {min: 1, max: 1}
+status: reconstructed
+status_note: Mazzo di prova per la stampa fronte-retro.
+description: Dieci carte numerate, con il numero anche sul retro.
+attributes:
+  valore: {label: Valore, type: int, min: 1, max: 99}
+kinds:
+  carta: {label: Carta, attributes: [valore]}
+decks:
+  base: {name: Base, total: 11}
+"""
+
+
+@pytest.fixture(scope="session")
+def _prova_once(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project with the numbered test deck added and its cards.db built, once per
+    session; `prova` copies it, tests never touch it."""
+    project = tmp_path_factory.mktemp("prova") / "proj"
+    copy_sources(project)
+    folder = project / "games/prova"
+    folder.mkdir()
+    (folder / "game.yaml").write_text(PROVA_GAME, encoding="utf-8")
+    cards = "cards:\n" + "".join(
+        f"  - {{number: {n}, id: carta-{n}, name: Carta {n}, kind: carta, "
+        f"attributes: {{valore: {n}}}{', copies: 2' if n == 10 else ''}}}\n"
+        for n in range(1, 11)
+    )
+    (folder / "cards.yaml").write_text(cards, encoding="utf-8")
+    templates = project / "templates/cards/prova"
+    templates.mkdir(parents=True)
+    (templates / "front.html.j2").write_text(
+        '<div class="big">F{{ card.number }}</div>', encoding="utf-8"
+    )
+    (templates / "back.html.j2").write_text(
+        '<div class="big">B{{ card.number }}</div>', encoding="utf-8"
+    )
+    (templates / "card.css").write_text(
+        ".game-prova .big { font-size: 30pt; text-align: center; padding-top: 30mm; }",
+        encoding="utf-8",
+    )
+    run = invoke(project, "db", "build")
+    assert run.exit_code == 0, run.output
+    return project
+
+
+@pytest.fixture
+def prova(tmp_path: Path, _prova_once: Path) -> Path:
+    """A private copy of the project with the numbered test deck `prova` (ten cards, the
+    tenth twice; F1/B1 … on fronts and backs) and its cards.db: what `db build` wrote
+    there, copied with the sources' times (copytree keeps them), so a test can edit it."""
+    dest = tmp_path / "proj"
+    shutil.copytree(_prova_once, dest)
+    return dest
+
+
 def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     """Replace `old` by `new` in a source file; fail loudly if `old` is not there."""
     text = path.read_text(encoding="utf-8")

@@ -169,47 +169,7 @@ def test_crop_marks_are_where_the_cuts_are(decks) -> None:
 
 # -- duplex, proven on a test deck whose backs say which card they belong to ------------
 
-PROVA_GAME = """\
-slug: prova
-name: Prova
-players: {min: 1, max: 1}
-status: reconstructed
-status_note: Mazzo di prova per la stampa fronte-retro.
-description: Dieci carte numerate, con il numero anche sul retro.
-attributes:
-  valore: {label: Valore, type: int, min: 1, max: 99}
-kinds:
-  carta: {label: Carta, attributes: [valore]}
-decks:
-  base: {name: Base, total: 11}
-"""
-
-
-@pytest.fixture
-def prova(project: Path) -> Path:
-    folder = project / "games/prova"
-    folder.mkdir()
-    (folder / "game.yaml").write_text(PROVA_GAME, encoding="utf-8")
-    cards = "cards:\n" + "".join(
-        f"  - {{number: {n}, id: carta-{n}, name: Carta {n}, kind: carta, "
-        f"attributes: {{valore: {n}}}{', copies: 2' if n == 10 else ''}}}\n"
-        for n in range(1, 11)
-    )
-    (folder / "cards.yaml").write_text(cards, encoding="utf-8")
-    templates = project / "templates/cards/prova"
-    templates.mkdir(parents=True)
-    (templates / "front.html.j2").write_text(
-        '<div class="big">F{{ card.number }}</div>', encoding="utf-8"
-    )
-    (templates / "back.html.j2").write_text(
-        '<div class="big">B{{ card.number }}</div>', encoding="utf-8"
-    )
-    (templates / "card.css").write_text(
-        ".game-prova .big { font-size: 30pt; text-align: center; padding-top: 30mm; }",
-        encoding="utf-8",
-    )
-    assert invoke(project, "db", "build").exit_code == 0
-    return project
+# The numbered test deck `prova` (ten cards, F1/B1 … on fronts and backs): see conftest.
 
 
 @pytest.mark.parametrize("duplex", ["long", "short"])

@@ -15,14 +15,11 @@ import pypdfium2 as pdfium
 import pytest
 from conftest import edit, invoke
 from PIL import Image
-from test_print import prova as numbered_deck
 
 from pipeline.project import open_project
 from pipeline.render.deck import load_faces
 from pipeline.render.layout import SheetLayout
 from pipeline.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
-
-prova = numbered_deck  # the numbered test deck, a fixture here too
 
 PT = 72 / 25.4
 

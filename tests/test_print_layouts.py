@@ -11,14 +11,11 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 from conftest import invoke
-from test_print import prova as numbered_deck
 
 from pipeline.project import open_project
 from pipeline.render.deck import load_faces
 from pipeline.render.layout import SheetLayout, fold_layouts
 from pipeline.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
-
-prova = numbered_deck  # the numbered test deck, a fixture here too
 
 PT = 72 / 25.4
 GAMES = ("bless", "blitz", "samurai-sword", "mazzo", "bldng")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from pathlib import Path
@@ -24,6 +25,13 @@ def rulebooks(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) ->
         assert run.exit_code == 0, run.output
         paths[slug] = path
     return paths
+
+
+@functools.cache
+def _page_texts(path: Path) -> tuple[str, ...]:
+    """The text pypdf extracts from each page of a rulebook, read once per file (the
+    module's rulebooks are only read: several tests look at the same pages)."""
+    return tuple(page.extract_text() for page in PdfReader(path).pages)
 
 
 def _flat(text: str) -> str:
@@ -50,8 +58,7 @@ def _contents(db: Path, slug: str) -> tuple[list[tuple[str, str, int]], list[str
 
 @pytest.mark.parametrize("slug", GAMES)
 def test_every_section_and_term_is_in_the_pdf(rulebooks, shared_project: Path, slug: str) -> None:
-    reader = PdfReader(rulebooks[slug])
-    text = _flat(" ".join(page.extract_text() for page in reader.pages))
+    text = _flat(" ".join(_page_texts(rulebooks[slug])))
     sections, terms = _contents(shared_project / "cards.db", slug)
     assert sections and terms
     for number, title, level in sections:
@@ -73,8 +80,7 @@ def test_every_section_and_term_is_in_the_pdf(rulebooks, shared_project: Path, s
 def test_contents_page_numbers_are_the_headings_pages(
     rulebooks, shared_project: Path, slug: str
 ) -> None:
-    reader = PdfReader(rulebooks[slug])
-    pages = [_flat(page.extract_text()) for page in reader.pages]
+    pages = [_flat(page) for page in _page_texts(rulebooks[slug])]
     toc = pages[1]
     assert toc.startswith("INDICE Indice") or "Indice" in toc[:40]
     sections, _ = _contents(shared_project / "cards.db", slug)

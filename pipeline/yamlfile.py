@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +57,28 @@ def round_trip_yaml() -> YAML:
     return yaml
 
 
+# Round-trip trees already parsed in this process, pickled, by source text (at most
+# _PARSED_MAX, the oldest dropped first).
+_PARSED: dict[str, bytes] = {}
+_PARSED_MAX = 512
+
+
+def _parse(text: str) -> Any:
+    """The round-trip tree of `text`. Parsing is most of the time it takes to read the
+    sources (a `db build` reads about a hundred files), and a process that runs several
+    commands (`cartiera build` validates then builds, `preview` reads again on every edit,
+    the tests) reads the same text again. The tree is kept pickled, so each caller gets
+    its own copy, with its lines, comments and quoting, to change and write back."""
+    pickled = _PARSED.get(text)
+    if pickled is not None:
+        return pickle.loads(pickled)
+    tree = round_trip_yaml().load(io.StringIO(text))
+    if len(_PARSED) >= _PARSED_MAX:
+        del _PARSED[next(iter(_PARSED))]
+    _PARSED[text] = pickle.dumps(tree)
+    return tree
+
+
 def read_yaml(path: Path, display: str, game: str | None = None) -> YamlDoc:
     """Parse one file; raise SourceError with file, line and column for bad input."""
     try:
@@ -87,7 +110,7 @@ def read_yaml(path: Path, display: str, game: str | None = None) -> YamlDoc:
             )
         ) from None
     try:
-        tree = round_trip_yaml().load(io.StringIO(text))
+        tree = _parse(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = (exc.problem or exc.context or "invalid YAML").strip()

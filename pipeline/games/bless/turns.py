@@ -141,13 +141,14 @@ class Turns(GameFields):
         out: list[Action] = [("end",)]
         hosts = None
         for c in piles[2 * HAND + p]:
-            for name in ("maledizione", "preghiera"):
-                if name == "preghiera" and info[c].prayer == LEGAME:
-                    hosts = self._hosts(p) if hosts is None else hosts
-                    if not hosts:
-                        continue
-                if acts > 0 or self.free(c, p, name):
-                    out.append(("cala", c, name))
+            if acts > 0 or self.free(c, p, "maledizione"):
+                out.append(("cala", c, "maledizione"))
+            if info[c].prayer == LEGAME:
+                hosts = self._hosts(p) if hosts is None else hosts
+                if not hosts:
+                    continue
+            if acts > 0 or self.free(c, p, "preghiera"):
+                out.append(("cala", c, "preghiera"))
         if acts > 0:
             for c in piles[2 * MAL + p]:
                 if self.stasi[c]:

@@ -393,13 +393,16 @@ class Values(GameFields):
         slot = (self._fx or self._standing()).get("set_forma")
         if slot is None or self.zone[c] >> 1 not in (MAL, PRE):
             return printed
+        direct, broad = slot[0].get(c, NONE), slot[1]
+        if not direct and not broad:
+            return printed
         key = -1 - c
         if key in self._busy:
             return printed
         self._busy.add(key)
         try:
             best = None
-            for e in (*slot[0].get(c, NONE), *slot[1]):
+            for e in (*direct, *broad):
                 if (best is None or e.ts > best.ts) and e.applies(self, c):
                     best = e
         finally:

@@ -80,6 +80,42 @@ def reference() -> Path:
     return _needs(REFERENCE_ENV)
 
 
+# How the tests share the two pytest-xdist workers (--dist loadgroup): the tests of one
+# file form one group, so they run on one worker and its module fixtures are made once;
+# the files that read the session's site form one group, so the site is built once per
+# run; a test marked xdist_group (the conformance runs) keeps its own group. Workers take
+# groups in this order: the longest first, so the two finish close together (a scheduling
+# hint only: a group out of place costs time, never a result).
+SITE_GROUP = ("test_site.py", "test_site_browser.py", "test_search_site.py")
+LONGEST_FIRST = (
+    "site",
+    "test_rulebook.py",
+    "test_print_defects.py",
+    "test_print_layouts.py",
+    "test_engine_random_games.py",
+    "test_postgres.py",
+    "test_new.py",
+)
+
+
+def _group(item: pytest.Item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    if mark is not None:
+        return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+    return "site" if item.path.name in SITE_GROUP else item.path.name
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(_group(item)))
+    rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_group(item), len(rank)))  # stable: file order kept
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]

@@ -8,7 +8,6 @@ code: a designer who changes a card's attributes or data changes the game.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import product
 
@@ -109,9 +108,18 @@ class BldngCards:
         few cards, or more elements missing than it has Jolly); the rest go to the matching."""
         if len(site) < self.size[project]:
             return False
-        have = Counter(map(self.element.__getitem__, site))
-        jolly = have[-1]
-        short = sum(n - have[kind] for kind, n in self.need[project].items() if n > have[kind])
-        if not short or short > jolly:
-            return not short
+        element = self.element
+        have: dict[int, int] = {}  # element kind -> cards (-1: Jolly); a dict: a hot path
+        for c in site:
+            kind = element[c]
+            have[kind] = have.get(kind, 0) + 1
+        short = 0
+        for kind, n in self.need[project].items():
+            got = have.get(kind, 0)
+            if n > got:
+                short += n - got
+        if not short:
+            return True
+        if short > have.get(-1, 0):
+            return False
         return completes(self.need[project], [self.fits[c] for c in site])

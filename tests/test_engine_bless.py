@@ -2613,3 +2613,22 @@ def test_a_designer_edit_changes_the_play(project, cli):
     g = game(edited, {"hand": ["orizzonte", SPARE]})
     play(edited, g, {"cala": "orizzonte"})
     assert g.scores == [3, 0] and eye(edited, g, "orizzonte") == 9
+
+
+def test_invariants_name_each_broken_state(rules):
+    """The checks the conformance test runs after every action see what they claim to."""
+    g = game(rules, {"hand": ["re-luce", SPARE], "maledizioni": [corrotta("orizzonte")]})
+    assert g.invariants() == []
+    in_hand, on_field = rules.card("re-luce"), rules.card("orizzonte")
+    broken = g.clone()
+    broken.corrupt[in_hand] = 1
+    assert broken.invariants() == ["a state off the field"]
+    broken = g.clone()
+    broken.stasi[in_hand] = 1
+    assert broken.invariants() == ["a state off the field"]
+    broken = g.clone()
+    broken.host[in_hand] = on_field
+    assert broken.invariants() == ["a bond from off the field"]
+    broken = g.clone()
+    broken.piles[0].append(in_hand)
+    assert "a card is missing or in two zones" in broken.invariants()

@@ -45,6 +45,10 @@ if TYPE_CHECKING:
     from .engine import BlessRules
 
 
+# State.zones(): every pile by name (zones 2 and 3 hold nothing: per-player kinds start at 2)
+ZONE_NAMES = tuple((z, zone_name(z)) for z in range(2 * ASIDE + 2) if z < 2 or z > 3)
+
+
 class BlessGame(Turns, Field, Effects):
     """One game of Bless. State is ints and small lists; `clone` copies them explicitly."""
 
@@ -167,7 +171,8 @@ class BlessGame(Turns, Field, Effects):
         return self.turn
 
     def zones(self) -> dict[str, list[int]]:
-        return {zone_name(z): list(pile) for z, pile in enumerate(self.piles) if z < 2 or z > 3}
+        piles = self.piles
+        return {name: piles[z][:] for z, name in ZONE_NAMES}
 
     def clone(self) -> BlessGame:
         g = object.__new__(BlessGame)
@@ -332,11 +337,20 @@ class BlessGame(Turns, Field, Effects):
                     out.append("a Legame without host, or an Impulso, stays in play")
         if len(hosts) != len(set(hosts)):
             out.append("two Legami on one Maledizione")
-        for c, z in enumerate(zone):
-            if z >> 1 != MAL and (self.corrupt[c] or self.stasi[c]):
-                out.append("a state off the field")
-            if z >> 1 != PRE and self.host[c] >= 0:
-                out.append("a bond from off the field")
+        # States and bonds only on the field: the totals equal those of the field's cards
+        # (a quick test first, then the card by card one that names each problem).
+        field = self.piles[2 * MAL] + self.piles[2 * MAL + 1]
+        corrupt, stasi, host = self.corrupt, self.stasi, self.host
+        if (
+            sum(corrupt) != sum(corrupt[c] for c in field)
+            or sum(stasi) != sum(stasi[c] for c in field)
+            or len(host) - host.count(-1) != len(hosts)
+        ):
+            for c, z in enumerate(zone):
+                if z >> 1 != MAL and (corrupt[c] or stasi[c]):
+                    out.append("a state off the field")
+                if z >> 1 != PRE and host[c] >= 0:
+                    out.append("a bond from off the field")
         return out
 
     # -- the engine loop ------------------------------------------------------------------------

@@ -56,12 +56,19 @@ def _wait(driver: object, condition: object, timeout: float) -> object:
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition)
 
 
+@pytest.fixture
+def driver(preview_url: str, session_browser: object) -> Iterator[object]:
+    """The session's browser, left on a blank page after the test: the preview page polls
+    its server, which stops then, and would fill the console of the next test's page."""
+    yield session_browser
+    session_browser.get("about:blank")  # type: ignore[attr-defined]
+
+
 def test_the_page_follows_an_edit_and_shows_a_broken_file(
-    project: Path, preview_url: str, session_browser: object
+    project: Path, preview_url: str, driver: object
 ) -> None:
     from selenium.webdriver.common.by import By
 
-    driver = session_browser
     driver.get(preview_url)  # type: ignore[attr-defined]
     _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "figure img"), 60)
     assert "Spia · fronte" in driver.execute_script(CAPTIONS)  # type: ignore[attr-defined]

@@ -25,8 +25,12 @@ def _wait(driver: Any, condition: Any, timeout: float = 20) -> Any:
 
 @pytest.fixture
 def browser(session_browser: Any) -> Iterator[Any]:
-    """The session's browser at desktop width, back online and at desktop size after use."""
+    """The session's browser at desktop width, back online and at desktop size after use.
+    It starts on a blank page with its console log read out: what an earlier test's page
+    logged (a test of another file may have run in it just before) is not this test's."""
     session_browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    session_browser.get("about:blank")
+    session_browser.get_log("browser")
     yield session_browser
     session_browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     session_browser.execute_cdp_cmd("Network.enable", {})

@@ -507,16 +507,7 @@ class CardInfo:
             and all(st.op == "grant" and st.target == "this" for st in ab.effects)
         ]
         self.keywords = frozenset(st.keyword for ab in bare for st in ab.effects)
-        # The clash profile of the card as printed (Turns._profile): what it is when no
-        # effect in force reaches it.
-        self.profile = (
-            self.occhio,
-            False,
-            self.forma,
-            "Rivalita" in self.keywords,
-            False,
-            "Fato" in self.keywords,
-        )
+        self.profile = self._printed_profile()
         rest = tuple(ab for ab in statics if ab not in bare)
         if rest:
             self.mal["static"] = rest
@@ -528,10 +519,16 @@ class CardInfo:
         info = copy.copy(self)
         if side == "maledizione":
             info.mal, info.keywords = {}, frozenset()
-            info.profile = (info.occhio, False, info.forma, False, False, False)
+            info.profile = info._printed_profile()
         else:
             info.pre = {}
         return info
+
+    def _printed_profile(self) -> tuple[int, bool, int, bool, bool, bool]:
+        """The clash profile of the card as printed (Turns._profile): what it is when no
+        effect in force reaches it."""
+        keywords = self.keywords
+        return (self.occhio, False, self.forma, "Rivalita" in keywords, False, "Fato" in keywords)
 
     def abilities(self, side: str, trigger: str) -> tuple[CAbility, ...]:
         return (self.mal if side == "maledizione" else self.pre).get(trigger, ())

@@ -228,7 +228,7 @@ class Field(GameFields):
         if bonds:
             self._dirty()
         else:
-            self._moved(c)
+            self._touch()  # what the card itself holds in force goes with its _move
 
     def _break(self, c: int, dest: int = VUOTO) -> None:
         kind = self.zone[c] >> 1

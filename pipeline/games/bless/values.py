@@ -202,10 +202,7 @@ class Values(GameFields):
                 if item.start <= self.turn <= item.end:
                     effects.append(item)
             elif self.zone[item] >> 1 == MAL:
-                entries = self._static_entries(item, self.zone[item] & 1)
-                if entries.suppressors:
-                    return None
-                effects.extend(e for _, e in entries)
+                effects.extend(e for _, e in self._static_entries(item, self.zone[item] & 1))
         if any(e.step.op == "suppress" for e in effects):
             return None
         fx = dict(base)
@@ -218,13 +215,17 @@ class Values(GameFields):
 
     def _static_entries(self, c: int, p: int) -> _Sources:
         """The effects in force of the static abilities of `c`, a Maledizione of `p`."""
-        key = (c, p, self.since[c], -1)
+        return self._entries_of((c, p, self.since[c], -1), self.info[c].mal["static"])
+
+    def _entries_of(self, key: tuple[int, int, int, int], abilities: Any) -> _Sources:
+        """The effects in force of one card's static or bond abilities in one place (`key`:
+        card, user, since, host or -1), made once and kept."""
         entries = self._sources.get(key)
         if entries is None:
-            ctx = Ctx(p, c)
+            ctx = Ctx(key[1], key[0], key[3])
             entries = self._sources[key] = _Sources(
-                (ab, Standing(self.since[c], st, ctx, None, ab.cond))
-                for ab in self.info[c].mal["static"]
+                (ab, Standing(key[2], st, ctx, None, ab.cond))
+                for ab in abilities
                 for st in ab.effects
             )
         return entries
@@ -233,7 +234,8 @@ class Values(GameFields):
         """Every effect in force, filed by kind and by the card it affects ("broad": read
         continuously from a selector)."""
         info, piles, zone, host = self.info, self.piles, self.zone, self.host
-        cache, sources, keys = self._sources, [], []
+        sources: list[tuple[int, _Sources]] = []
+        keys: list[tuple[int, int, int, int]] = []
         for p in (0, 1):
             for c in piles[2 * MAL + p]:
                 if info[c].mal.get("static"):
@@ -243,15 +245,7 @@ class Values(GameFields):
                 h = host[c]
                 if h >= 0 and info[c].pre.get("bond"):
                     key = (c, zone[h] & 1, self.since[c], h)
-                    entries = cache.get(key)
-                    if entries is None:
-                        ctx = Ctx(zone[h] & 1, c, h)
-                        entries = cache[key] = _Sources(
-                            (ab, Standing(self.since[c], st, ctx, None, ab.cond))
-                            for ab in info[c].pre["bond"]
-                            for st in ab.effects
-                        )
-                    sources.append((-1, entries))
+                    sources.append((-1, self._entries_of(key, info[c].pre["bond"])))
                     keys.append(key)
         turn = self.turn
         lasting = [e for e in self.lasting if e.start <= turn <= e.end]

@@ -43,6 +43,19 @@ class Frame(NamedTuple):
     extra: tuple[int, ...] = ()
 
 
+_new = tuple.__new__  # a Frame from all its fields, skipping NamedTuple's Python-level __new__
+
+
+def _staged(f: Frame, stage: int, idx: int) -> Frame:
+    """`f` moved to another stage and step (the hot path: no keyword `_replace`)."""
+    return _new(Frame, (f.ab, f.user, f.this, f.host, stage, idx, *f[6:]))
+
+
+def _picked(f: Frame, picks: tuple[int, ...]) -> Frame:
+    """`f` with the step's selection complete."""
+    return _new(Frame, (*f[:6], picks, f.need, True, f.cost, f.chosen, f.extra))
+
+
 DONE, SUSPEND, DEFER, FAIL = 0, 1, 2, 3
 SPANS = {
     "this_turn": (0, 0),
@@ -79,7 +92,7 @@ class Effects(Values):
             if ab.cond is not None and not ab.cond(self, self._ctx(f)):
                 return
             self._log("effect", f.user, (ab.card, ab.side, ab.trigger, f.this))
-            f = f._replace(stage=1)
+            f = _staged(f, 1, f.idx)
         if f.stage == 1:
             if ab.optional:
                 if choice is None:
@@ -90,13 +103,13 @@ class Effects(Values):
                     self._log("decline", f.user, (ab.card,))
                     return
                 choice = None
-            f = f._replace(stage=2 if ab.cost else 3, idx=0)
+            f = _staged(f, 2 if ab.cost else 3, 0)
         while True:
             steps = ab.cost if f.stage == 2 else ab.effects
             if f.idx >= len(steps):
                 if f.stage == 3:
                     return
-                f = f._replace(stage=3, idx=0)
+                f = _staged(f, 3, 0)
                 continue
             status, f = self._step(f, steps[f.idx], choice)
             choice = None
@@ -107,8 +120,8 @@ class Effects(Values):
     @staticmethod
     def _next(f: Frame) -> Frame:
         cost = f.cost + f.picks if f.stage == 2 else f.cost
-        return f._replace(
-            idx=f.idx + 1, picks=(), need=-1, done=False, cost=cost, chosen=(), extra=()
+        return _new(
+            Frame, (f.ab, f.user, f.this, f.host, f.stage, f.idx + 1, (), -1, False, cost, (), ())
         )
 
     def _step(self, f: Frame, st: CStep, choice: int | None) -> tuple[int, Frame]:
@@ -120,7 +133,7 @@ class Effects(Values):
                     return SUSPEND, f
                 choice = None
         elif target is not None and not f.done:
-            f = f._replace(picks=ref_cards(self._ctx(f), target), done=True)
+            f = _picked(f, ref_cards(self._ctx(f), target))
         if f.stage == 2 and target is not None and not f.picks:
             return FAIL, f
         ctx = self._ctx(f)
@@ -188,7 +201,7 @@ class Effects(Values):
                 picks += tuple(pool)
                 need -= len(pool)
                 cands = [c for c in cands if c not in pool]
-        return f._replace(picks=picks, done=True), False
+        return _picked(f, picks), False
 
     def _candidates(self, st: CStep, sel: CSelector, ctx: Ctx) -> list[int]:
         cards = sel.cards(self, ctx)

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from .engine import BlessRules
 
 
+_new = tuple.__new__
 # State.zones(): every pile by name (zones 2 and 3 hold nothing: per-player kinds start at 2)
 ZONE_NAMES = tuple((z, zone_name(z)) for z in range(2 * ASIDE + 2) if z < 2 or z > 3)
 
@@ -356,7 +357,7 @@ class BlessGame(Turns, Field, Effects):
     # -- the engine loop ------------------------------------------------------------------------
 
     def _log(self, kind: str, player: int, args: tuple[Any, ...] = ()) -> None:
-        self.log.append(Event(kind, player, args))
+        self.log.append(_new(Event, (kind, player, args)))  # Event(...), minus a Python call
 
     def _push(self, task: tuple[Any, ...]) -> None:
         self.stack.append(task)

@@ -121,6 +121,15 @@ def subset_font(original: Path, gids: list[int], cache_dir: Path | None) -> byte
     )
     options.drop_tables += ["GSUB", "GPOS", "SVG", "BASE", "DSIG", "JSTF", "FFTM"]
     font = TTFont(original, recalcTimestamp=False)
+    # The subsetter drops the layout tables only after decompiling them (fontTools
+    # "compacts" GSUB/GPOS on entry), which was most of its time: an Inter subset took
+    # 0.35 s, 0.12 s when they are never read. Dropped here as the subsetter would drop
+    # them, `kern` too when GPOS is there (legacy_kern is off): the same bytes.
+    if "GPOS" in font and "kern" in font:
+        del font["kern"]
+    for tag in ("GSUB", "GPOS"):
+        if tag in font:
+            del font[tag]
     subsetter = subset.Subsetter(options)
     subsetter.populate(gids=gids)
     subsetter.subset(font)

@@ -1,0 +1,91 @@
+"""The compiled engine modules (setup.py, pipeline/compiled.py): they play exactly as their
+Python sources do, and one whose source changed since it was built is never run."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from pipeline import compiled
+from pipeline.engine.agents import RandomAgent
+from pipeline.play import load_rules
+from pipeline.project import open_project
+
+ROOT = Path(__file__).resolve().parents[1]
+MODULE = "pipeline.games.bless.turns"  # one of the modules setup.py compiles
+GAMES = 60
+
+
+def log_digest(root: Path, games: int) -> str:
+    """The event logs of seeded random Bless games, hashed: what the engine did."""
+    rules = load_rules(open_project(root), "bless")
+    digest = hashlib.sha256()
+    for seed in range(1, games + 1):
+        state = rules.new_game(seed)
+        agents = [RandomAgent(2 * seed + p) for p in range(2)]
+        while not state.is_terminal():
+            state.apply(agents[state.current_player()].act(state))
+        digest.update(repr(state.log).encode())
+    return digest.hexdigest()
+
+
+def needs_compiled() -> dict[str, str]:
+    importlib.import_module(MODULE)
+    if MODULE not in compiled.compiled_modules():
+        pytest.skip(
+            "the engine is not compiled here (no C compiler at install, or "
+            f"{compiled.PURE_ENV} set): nothing to compare"
+        )
+    return dict(json.loads(compiled.MANIFEST.read_text(encoding="utf-8")))
+
+
+def test_the_compiled_engine_plays_as_its_python_source(built_copy) -> None:
+    needs_compiled()
+    root = built_copy("compiled")
+    here = log_digest(root, GAMES)
+    script = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
+        "from test_compiled import log_digest; from pipeline.compiled import compiled_modules;"
+        f"print(log_digest(Path(sys.argv[2]), {GAMES}), len(compiled_modules()))"
+    )
+    pure = subprocess.run(
+        [sys.executable, "-c", script, str(ROOT / "tests"), str(root)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, compiled.PURE_ENV: "1"},
+    ).stdout.split()
+    assert pure == [here, "0"]  # the same games, and not one compiled module in that process
+
+
+def test_an_unchanged_source_runs_compiled_a_changed_one_from_source() -> None:
+    built = needs_compiled()
+    package = importlib.import_module(MODULE.rpartition(".")[0])
+    up_to_date = compiled.FreshCompiledOnly(built, pure=False)
+    assert up_to_date.find_spec(MODULE, package.__path__) is None  # the ordinary import: compiled
+
+    stale = compiled.FreshCompiledOnly({**built, MODULE: "0" * 64}, pure=False)
+    with pytest.warns(UserWarning, match="changed since it was compiled"):
+        spec = stale.find_spec(MODULE, package.__path__)
+    assert spec is not None and spec.origin is not None and spec.origin.endswith("turns.py")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # asked for: no warning
+        spec = compiled.FreshCompiledOnly(built, pure=True).find_spec(MODULE, package.__path__)
+    assert spec is not None and spec.origin is not None and spec.origin.endswith("turns.py")
+
+
+def test_modules_that_are_not_compiled_are_left_alone() -> None:
+    finder = compiled.FreshCompiledOnly({"pipeline.games.bless.vocab": "0" * 64}, pure=True)
+    package = importlib.import_module("pipeline.games.bless")
+    # listed but with no compiled file beside it: the ordinary import finds the source
+    assert finder.find_spec("pipeline.games.bless.vocab", package.__path__) is None
+    assert finder.find_spec("pipeline.games.bless.narrate", package.__path__) is None

@@ -23,7 +23,7 @@ from typing import Any
 
 from pipeline.compiled import compiled_modules
 from pipeline.engine import registry
-from pipeline.engine.agents import RandomAgent
+from pipeline.engine.agents import RandomAgent, many_games
 from pipeline.play import load_rules
 from pipeline.project import open_project
 
@@ -39,17 +39,18 @@ def play_games(rules: Any, games: int, seed: int, naive: bool = False) -> tuple[
     decisions = 0
     cpu = time.process_time()
     started = time.perf_counter()
-    for i in range(games):
-        state = rules.new_game(seed + i)
-        n = state.num_players
-        agents = [RandomAgent(n * (seed + i) + p) for p in range(n)]
-        shared = _shared(rules)
-        while not state.is_terminal():
-            action = agents[state.current_player()].act(state)
-            if naive:
-                state = copy.deepcopy(state, dict(shared))
-            state.apply(action)
-            decisions += 1
+    with many_games():  # as `cartiera simulate` plays them
+        for i in range(games):
+            state = rules.new_game(seed + i)
+            n = state.num_players
+            agents = [RandomAgent(n * (seed + i) + p) for p in range(n)]
+            shared = _shared(rules)
+            while not state.is_terminal():
+                action = agents[state.current_player()].act(state)
+                if naive:
+                    state = copy.deepcopy(state, dict(shared))
+                state.apply(action)
+                decisions += 1
     return time.perf_counter() - started, decisions, time.process_time() - cpu
 
 

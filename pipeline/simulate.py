@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .engine import registry
-from .engine.agents import play
+from .engine.agents import many_games, play
 from .engine.core import CardRecord, Replay, Rules, card_digest
 from .engine.plugin import FigureTable, rate, wilson
 from .play import card_records, load_rules
@@ -159,7 +159,8 @@ def run_chunk(
 ) -> list[dict[str, Any]]:
     """Play the games `indices` of a run from plain data (a worker's unit of work)."""
     rules = _rules_for(setup.slug, cards)
-    return [play_one(rules, setup, i, seed) for i in indices]
+    with many_games():
+        return [play_one(rules, setup, i, seed) for i in indices]
 
 
 @dataclass

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pipeline.engine import registry
+from pipeline.engine.agents import many_games
 from pipeline.engine.core import Replay, play_replay
 from pipeline.play import load_rules
 from pipeline.project import open_project
@@ -108,15 +109,16 @@ def test_random_games_keep_the_rules(project, slug: str, part: range):
     rules = load_rules(project, slug)
     hows: Counter[str] = Counter()
     hidden_changed = 0
-    for index in part:
-        players = players_for(rules, index)
-        deep = index % DEEP_EVERY == 0
-        state, states = play_random(rules, 1000 + index, players, keep=deep)
-        hows[state.outcome().how] += 1
-        if deep:
-            check_determinism(rules, 1000 + index, players, state)
-            hidden_changed += check_observations(rules, states, index)
-            check_clones(states, index)
+    with many_games():
+        for index in part:
+            players = players_for(rules, index)
+            deep = index % DEEP_EVERY == 0
+            state, states = play_random(rules, 1000 + index, players, keep=deep)
+            hows[state.outcome().how] += 1
+            if deep:
+                check_determinism(rules, 1000 + index, players, state)
+                hidden_changed += check_observations(rules, states, index)
+                check_clones(states, index)
     assert sum(hows.values()) == len(part)
     if rules.info.hidden_information:  # in each part, not only in the 2,000 games
         assert hidden_changed, "determinize never changed anything hidden"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.engine import IllegalAction, RandomAgent, Replay, ReplayError, play
+from pipeline.engine.agents import many_games
 from pipeline.engine.core import play_replay
 from pipeline.games.bless.agents import GreedyAgent
 from pipeline.play import load_rules, replay_file
@@ -75,7 +76,8 @@ def check_game(rules, seed: int) -> tuple[int, int, int, str]:
 
 def check_games(root: Path, seeds: list[int]) -> list[tuple[int, int, int, str]]:
     rules = load_rules(open_project(root), "bless")
-    return [check_game(rules, seed) for seed in seeds]
+    with many_games():
+        return [check_game(rules, seed) for seed in seeds]
 
 
 def test_random_games_keep_every_invariant(root: Path):

@@ -24,9 +24,14 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-# The modules a random game spends its time in (benchmarks/engine.py; a profile of Bless).
+# The modules a random game spends its time in (profiles of benchmarks/engine.py and of the
+# conformance test, which also checks each game's invariants after every action).
 COMPILED = [
     "pipeline/engine/core.py",
+    "pipeline/games/bldng/cards.py",
+    "pipeline/games/bldng/figures.py",
+    "pipeline/games/bldng/matching.py",
+    "pipeline/games/bldng/state.py",
     "pipeline/games/bless/common.py",
     "pipeline/games/bless/compiler.py",
     "pipeline/games/bless/effects.py",
@@ -34,6 +39,14 @@ COMPILED = [
     "pipeline/games/bless/state.py",
     "pipeline/games/bless/turns.py",
     "pipeline/games/bless/values.py",
+    "pipeline/games/blitz/actions.py",
+    "pipeline/games/blitz/cards.py",
+    "pipeline/games/blitz/engine.py",
+    "pipeline/games/blitz/state.py",
+    "pipeline/games/mazzo/state.py",
+    "pipeline/games/samurai_sword/engine.py",
+    "pipeline/games/samurai_sword/state.py",
+    "pipeline/games/samurai_sword/table.py",
 ]
 MANIFEST = "_compiled.json"  # in the package pipeline, beside the compiled modules
 
@@ -58,6 +71,11 @@ class BuildWithSkeleton(build_py):
 class OptionalBuildExt(build_ext):
     """Compiled modules where a C compiler is at hand; pure Python, with a warning, where not.
     Writes the manifest of what was compiled from which source."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1  # the C compiler on every core
 
     def run(self) -> None:
         try:
@@ -101,6 +119,7 @@ def compiled_extensions() -> list:
         build_dir="build/cython",  # the generated C stays out of the sources
         compiler_directives={"language_level": 3, "binding": True},
         quiet=True,
+        nthreads=os.cpu_count() or 1,
     )
 
 

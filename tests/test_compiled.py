@@ -1,5 +1,5 @@
-"""The compiled engine modules (setup.py, pipeline/compiled.py): they play exactly as their
-Python sources do, and one whose source changed since it was built is never run."""
+"""The compiled engine modules (setup.py, pipeline/compiled.py): every engine plays exactly as
+its Python source does, and a module whose source changed since it was built is never run."""
 
 from __future__ import annotations
 
@@ -15,25 +15,30 @@ from pathlib import Path
 import pytest
 
 from pipeline import compiled
+from pipeline.engine import registry
 from pipeline.engine.agents import RandomAgent
 from pipeline.play import load_rules
 from pipeline.project import open_project
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "pipeline.games.bless.turns"  # one of the modules setup.py compiles
-GAMES = 60
+GAMES = 30  # per engine
 
 
 def log_digest(root: Path, games: int) -> str:
-    """The event logs of seeded random Bless games, hashed: what the engine did."""
-    rules = load_rules(open_project(root), "bless")
+    """The event logs of seeded random games of every engine, hashed: what the engines did."""
+    project = open_project(root)
     digest = hashlib.sha256()
-    for seed in range(1, games + 1):
-        state = rules.new_game(seed)
-        agents = [RandomAgent(2 * seed + p) for p in range(2)]
-        while not state.is_terminal():
-            state.apply(agents[state.current_player()].act(state))
-        digest.update(repr(state.log).encode())
+    for slug in registry.engine_slugs():
+        rules = load_rules(project, slug)
+        for seed in range(1, games + 1):
+            low, high = rules.info.min_players, rules.info.max_players
+            state = rules.new_game(seed, low + seed % (high - low + 1))
+            n = state.num_players
+            agents = [RandomAgent(n * seed + p) for p in range(n)]
+            while not state.is_terminal():
+                state.apply(agents[state.current_player()].act(state))
+            digest.update(repr(state.log).encode())
     return digest.hexdigest()
 
 

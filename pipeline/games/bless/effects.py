@@ -51,6 +51,14 @@ def _staged(f: Frame, stage: int, idx: int) -> Frame:
     return _new(Frame, (f.ab, f.user, f.this, f.host, stage, idx, *f[6:]))
 
 
+PICKS, NEED, CHOSEN, EXTRA = (Frame._fields.index(n) for n in ("picks", "need", "chosen", "extra"))
+
+
+def _with(f: Frame, field: int, value: Any) -> Frame:
+    """`f` with the field at this position changed (a `_replace` without its keywords)."""
+    return _new(Frame, (*f[:field], value, *f[field + 1 :]))
+
+
 def _picked(f: Frame, picks: tuple[int, ...]) -> Frame:
     """`f` with the step's selection complete."""
     return _new(Frame, (*f[:6], picks, f.need, True, f.cost, f.chosen, f.extra))
@@ -147,7 +155,7 @@ class Effects(Values):
                     self._decide(chooser, "target", tuple(options), ("ab", f), (f.ab.card, st.op))
                     return SUSPEND, f
                 choice = options[0] if options else -1
-            f = f._replace(chosen=(*f.chosen, (sel.key, choice)))
+            f = _with(f, CHOSEN, (*f.chosen, (sel.key, choice)))
             ctx, choice = self._ctx(f), None
         wanted = 0
         if st.op == "play" and st.into == "any":
@@ -161,7 +169,7 @@ class Effects(Values):
                 about = (f.ab.card, f.picks[len(f.extra)] if kind == "into" else f.picks[0])
                 self._decide(f.user, kind, pair, ("ab", f), about)
                 return SUSPEND, f
-            f = f._replace(extra=(*f.extra, choice))
+            f = _with(f, EXTRA, (*f.extra, choice))
             if len(f.extra) < wanted:
                 return self._step(f, st, None)
         handler = self._OPS.get(st.op)
@@ -174,7 +182,7 @@ class Effects(Values):
     ) -> tuple[Frame, bool]:
         ctx = self._ctx(f)
         if f.need < 0:
-            f = f._replace(need=max(0, sel.count(self, ctx, -1) or 0))
+            f = _with(f, NEED, max(0, sel.count(self, ctx, -1) or 0))
         picks = f.picks if choice is None else (*f.picks, choice)
         cands = [c for c in self._candidates(st, sel, ctx) if c not in picks]
         pick, need = sel.pick, f.need - len(picks)
@@ -193,7 +201,7 @@ class Effects(Values):
                     pool = [c for c, v in zip(cands, values, strict=True) if v == best]
                 if len(pool) > need:
                     chooser = f.user if sel.chooser == "user" else 1 - f.user
-                    waiting = f._replace(picks=picks)
+                    waiting = _with(f, PICKS, picks)
                     self._decide(
                         chooser, "target", tuple(pool), ("ab", waiting), (f.ab.card, st.op)
                     )

@@ -53,15 +53,15 @@ class Field(GameFields):
         _, c, p, into, how = task
         if self.zone[c] != 2 * into + p:
             return  # sent to the Vuoto by the limit before its effects (14.8)
-        watchers = tuple(
+        watchers = [  # a list comprehension: compiled, a generator would cost a coroutine
             (ab, p, m, -1)
             for m in self.piles[2 * MAL + p]
             if m != c and not self.suppressed(m)
             for ab in self.info[m].mal.get("on_you_play", ())
             if ab.watch.matches(self, c, Ctx(p, m))
-        )
+        ]
         if watchers:
-            self._push(("fire", watchers))
+            self._push(("fire", tuple(watchers)))
         info = self.info[c]
         if into == MAL:
             if how == "cala":

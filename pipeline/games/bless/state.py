@@ -374,7 +374,7 @@ class BlessGame(Turns, Field, Effects):
         resume: tuple[Any, ...] | None,
         about: tuple[int, ...],
     ) -> None:
-        self.pending = Decision(player, kind, options, resume, about)
+        self.pending = _new(Decision, (player, kind, options, resume, about))
 
     def _trigger(self, ab: Any, user: int, this: int, host: int = -1) -> None:
         self.triggers.append((ab, user, this, host))

@@ -3,6 +3,7 @@ games/bless/rules.md), and one scenario per card in which its effect changes the
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -2632,3 +2633,10 @@ def test_invariants_name_each_broken_state(rules):
     broken = g.clone()
     broken.piles[0].append(in_hand)
     assert "a card is missing or in two zones" in broken.invariants()
+
+
+def test_every_declared_field_of_a_game_has_its_slot():
+    from pipeline.games.bless.common import GameFields
+
+    annotated = set(inspect.get_annotations(GameFields))
+    assert annotated == set(GameFields.__slots__)

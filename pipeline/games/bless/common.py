@@ -102,8 +102,57 @@ def is_subset(chosen: Any, cards: tuple[int, ...]) -> bool:
 
 class GameFields:
     """The fields of a Bless game (set in BlessGame.__init__), declared once so that the rule
-    mixins that read and change them type-check."""
+    mixins that read and change them type-check; kept in slots (the mixins add none), which a
+    compiled module reads without looking in an instance dict."""
 
+    __slots__ = (
+        "_busy",
+        "_collected",
+        "_fx",
+        "_fx_base",
+        "_fx_more",
+        "_sources",
+        "_vals",
+        "actions",
+        "active",
+        "altar_limit",
+        "attacked",
+        "barrier",
+        "blessed",
+        "bonus",
+        "chance",
+        "corrupt",
+        "end_now",
+        "fight",
+        "final_by",
+        "final_how",
+        "final_last",
+        "first",
+        "host",
+        "info",
+        "invoked",
+        "lasting",
+        "log",
+        "max_turns",
+        "num_players",
+        "over",
+        "pending",
+        "piles",
+        "responded",
+        "rules",
+        "scores",
+        "since",
+        "stack",
+        "stasi",
+        "triggers",
+        "ts",
+        "turn",
+        "version",
+        "winner",
+        "zone",
+    )
+
+    rules: Any  # the BlessRules that made the game
     info: list[CardInfo]
     log: list[Event]
     chance: Chance

@@ -77,6 +77,8 @@ class Effects(Values):
     """The interpreter of ability steps, mixed into the Bless game: conditions, costs,
     targets, and each op; the game provides the primitives (_move, _break, _corrupt ...)."""
 
+    __slots__ = ()  # the fields are BlessGame's (GameFields)
+
     if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
 
         def __getattr__(self, name: str) -> Any: ...

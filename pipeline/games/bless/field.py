@@ -27,6 +27,8 @@ from .effects import Frame
 class Field(GameFields):
     """Rule mixin of BlessGame: zones, bonds, limits and the primitives."""
 
+    __slots__ = ()  # the fields are BlessGame's (GameFields)
+
     if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
 
         def __getattr__(self, name: str) -> Any: ...

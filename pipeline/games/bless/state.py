@@ -20,6 +20,7 @@ from .common import (
     LIMIT_MAL,
     SLUG,
     Decision,
+    GameFields,
     is_subset,
     subsets,
 )
@@ -177,7 +178,8 @@ class BlessGame(Turns, Field, Effects):
 
     def clone(self) -> BlessGame:
         g = object.__new__(BlessGame)
-        g.__dict__.update(self.__dict__)
+        for name in GameFields.__slots__:  # the scalars and the shared caches; lists below
+            setattr(g, name, getattr(self, name))
         g.zone = self.zone[:]
         g.piles = [p[:] for p in self.piles]
         g.corrupt = self.corrupt[:]

@@ -36,6 +36,8 @@ from .compiler import (
 class Turns(GameFields):
     """Rule mixin of BlessGame: setup, turns, the main phase and the clash."""
 
+    __slots__ = ()  # the fields are BlessGame's (GameFields)
+
     if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
 
         def __getattr__(self, name: str) -> Any: ...

@@ -131,6 +131,8 @@ class Values(GameFields):
     """Effects in force and the values they make (Occhio, Karma, Forma, keywords, flags),
     mixed into the Bless game, which provides the state (zone, piles, corrupt, lasting ...)."""
 
+    __slots__ = ()  # the fields are BlessGame's (GameFields)
+
     if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
 
         def __getattr__(self, name: str) -> Any: ...

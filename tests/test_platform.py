@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.engine import registry
-from pipeline.engine.core import shuffle
+from pipeline.engine.core import choose, shuffle
 from pipeline.engine.plugin import GamePlugin
 from pipeline.games import game_module
 
@@ -157,3 +157,19 @@ def test_chance_shuffles_as_pythons_random_does_and_the_same_on_every_version():
                 shuffle(a, ours)
                 b.shuffle(theirs)
                 assert ours == theirs and a.getstate() == b.getstate()
+
+
+def test_the_random_agent_chooses_as_pythons_random_does():
+    """choose() makes the same draws as Random.choice on CPython 3.11, and a fixed seed gives
+    fixed choices whatever Python runs the tests."""
+    rng = random.Random(3)
+    assert [choose(rng, "abcdefg") for _ in range(8)] == list("beebcedf")
+    with pytest.raises(IndexError):
+        choose(rng, [])
+    if sys.version_info[:2] == (3, 11):
+        for seed in range(200):
+            a, b = random.Random(seed), random.Random(seed)
+            for size in (1, 2, 3, 7, 16, 62):
+                options = list(range(size))
+                assert choose(a, options) == b.choice(options)
+            assert a.getstate() == b.getstate()

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from .core import Action, State
+from .core import Action, State, choose
 from .plugin import Agent
 
 
@@ -25,7 +25,7 @@ class RandomAgent:
         self.rng = random.Random(seed)
 
     def act(self, state: State) -> Action:
-        return self.rng.choice(state.legal_actions())
+        return choose(self.rng, state.legal_actions())  # as self.rng.choice(...), quicker
 
 
 def play(state: State, agents: Sequence[Agent], max_actions: int = 100_000) -> State:

@@ -14,7 +14,7 @@ import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 Action = tuple[Any, ...]
 
@@ -135,6 +135,22 @@ def shuffle(rng: random.Random, pile: list[int]) -> None:
         while j >= n:
             j = getrandbits(k)
         pile[i], pile[j] = pile[j], pile[i]
+
+
+T = TypeVar("T")
+
+
+def choose(rng: random.Random, options: Sequence[T]) -> T:
+    """One of `options` at random, with CPython 3.11's algorithm for Random.choice written
+    out (the same draws as the shuffle above): the random agent's every decision."""
+    n = len(options)
+    if not n:
+        raise IndexError("no option to choose from")
+    getrandbits, k = rng.getrandbits, n.bit_length()
+    j = getrandbits(k)
+    while j >= n:
+        j = getrandbits(k)
+    return options[j]
 
 
 CHANCE_PLAYER = -2  # reserved: a state whose next step is chance (resolved inside ``apply``)

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent
 # The modules a random game spends its time in (profiles of benchmarks/engine.py and of the
 # conformance test, which also checks each game's invariants after every action).
 COMPILED = [
+    "pipeline/engine/agents.py",
     "pipeline/engine/core.py",
     "pipeline/games/bldng/cards.py",
     "pipeline/games/bldng/figures.py",
@@ -35,6 +36,7 @@ COMPILED = [
     "pipeline/games/bless/common.py",
     "pipeline/games/bless/compiler.py",
     "pipeline/games/bless/effects.py",
+    "pipeline/games/bless/engine.py",
     "pipeline/games/bless/field.py",
     "pipeline/games/bless/state.py",
     "pipeline/games/bless/turns.py",

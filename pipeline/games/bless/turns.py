@@ -170,7 +170,6 @@ class Turns(GameFields):
         targets = taunters or defenders
         stop, shields = "cannot_attack" in fx, "cannot_be_attacked" in fx
         direct = "direct_attack" in fx
-        plain = not fx["fight"]
         profiles = None
         for a in self.piles[2 * MAL + p]:
             if stasi[a] or attacked[a] == turn or (stop and flag("cannot_attack", a)):
@@ -190,7 +189,7 @@ class Turns(GameFields):
                     continue
                 theirs = profiles[d]
                 if not (mine[5] or theirs[5]):  # a Fato clash is not simulated
-                    if plain and not (mine[4] or theirs[4]):
+                    if _plain(fx, a, d) and not (mine[4] or theirs[4]):
                         if clash_eye(mine, theirs) <= clash_eye(theirs, mine):
                             continue
                     elif self._outcome(a, d, ())[0] != ATT:
@@ -313,7 +312,7 @@ class Turns(GameFields):
     def _outcome(self, a: int, d: int, hits: tuple[int, ...]) -> tuple[int, int, int]:
         """Steps 1-3 of the clash: modified Occhio, then «Vince sempre», «Vince», the eyes."""
         fx = self._fx or self._standing()
-        plain = not (fx["fight"] or hits)
+        plain = not hits and _plain(fx, a, d)
         if plain:  # no effect reads the clash: the profiles give both eyes exactly
             pa, pd = self._profile(a), self._profile(d)
             eye_a, eye_d = clash_eye(pa, pd), clash_eye(pd, pa)
@@ -376,3 +375,12 @@ def _reaches(fx: dict[str, Any], kind: str, c: int) -> bool:
     """Some effect of this kind in force names `c`, or reads its cards from a selector."""
     slot = fx.get(kind)
     return slot is not None and (c in slot[0] or bool(slot[1]))
+
+
+def _plain(fx: dict[str, Any], a: int, d: int) -> bool:
+    """No effect in force reads a clash of `a` against `d`: their profiles give the eyes. An
+    effect that reads the clash changes only the cards it reaches (``fight_on``)."""
+    if not fx["fight"]:
+        return True
+    reached = fx["fight_on"]
+    return reached is not None and a not in reached and d not in reached

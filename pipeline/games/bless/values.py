@@ -79,6 +79,7 @@ EMPTY_FX: dict[str, Any] = {
     "suppressing": False,
     "suppressed": frozenset(),
     "fight": False,
+    "fight_on": frozenset(),
     "touched": frozenset(),
     "broad": frozenset(),
     "clash_broad": False,
@@ -125,6 +126,9 @@ def _file(fx: dict[str, Any], e: Standing, shared: set[str] | None = None) -> No
         fx["touched"].add(c)
     if e.step.fight:
         fx["fight"] = True
+        reached = fx["fight_on"]  # the cards whose clashes it reads; None: any card's
+        if reached is not None:
+            fx["fight_on"] = reached | frozenset(named) if named else None
 
 
 class Values(GameFields):
@@ -272,6 +276,7 @@ class Values(GameFields):
             "suppressing": bool(suppressors),
             "suppressed": suppressed,
             "fight": False,
+            "fight_on": frozenset(),
             "touched": set(),
             "broad": set(),
         }

@@ -9,7 +9,8 @@ before every action, as an engine with immutable states would. The players' numb
 game's minimum. Goals: Bless >= 300 games/s; every engine >= 50,000 decisions/s.
 
 The engine runs as installed: compiled where setup.py compiled it (the first line says which
-modules), pure Python with CARTIERA_PURE_PYTHON=1.
+modules), pure Python with CARTIERA_PURE_PYTHON=1. A compiled engine is also timed against
+its own pure-Python source in a child process, on the same games.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from __future__ import annotations
 import argparse
 import copy
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from pipeline.compiled import compiled_modules
+from pipeline.compiled import PURE_ENV, compiled_modules
 from pipeline.engine import registry
 from pipeline.engine.agents import RandomAgent, many_games
 from pipeline.play import load_rules
@@ -75,6 +78,19 @@ def clone_cost(rules: Any, seed: int) -> tuple[float, float]:
     return clone, deep
 
 
+def pure_rate(slug: str, games: int, seed: int, project: Path | None) -> float:
+    """Games per CPU second of the same engine as pure Python, in a child process (a
+    compiled module cannot be unloaded from this one)."""
+    command = [sys.executable, __file__, "--only", slug, "--games", str(games)]
+    command += ["--seed", str(seed), "--rate-only"]
+    if project is not None:
+        command += ["--project", str(project)]
+    env = {**os.environ, PURE_ENV: "1"}
+    return float(
+        subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    )
+
+
 def bench(rules: Any, games: int, baseline_games: int, seed: int) -> None:
     play_games(rules, 5, 10_000)  # warm up
     seconds, decisions, cpu = play_games(rules, games, seed)
@@ -99,8 +115,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--project", type=Path, default=None)
     parser.add_argument("--only", default=None, help="one engine's slug")
+    parser.add_argument("--pure-games", type=int, default=100, help="games played as pure Python")
+    parser.add_argument("--rate-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     project = open_project(args.project)
+    if args.rate_only:  # the child of pure_rate()
+        rules = load_rules(project, args.only)
+        play_games(rules, 5, 10_000)
+        print(args.games / play_games(rules, args.games, args.seed)[2])
+        return
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average at start: {load:.2f} on {os.cpu_count()} cores")
     for slug in [args.only] if args.only else registry.engine_slugs():
@@ -111,6 +134,13 @@ def main() -> None:
             f"{rules.slug}: {len(fast)} modules compiled" if fast else f"{rules.slug}: pure Python"
         )
         bench(rules, args.games, args.baseline_games, args.seed)
+        if fast:
+            ours = args.pure_games / play_games(rules, args.pure_games, args.seed)[2]
+            pure = pure_rate(slug, args.pure_games, args.seed, args.project)
+            print(
+                f"  compiled against pure Python ({args.pure_games} games, CPU seconds): ", end=""
+            )
+            print(f"{ours:.1f} against {pure:.1f} games/s, {ours / pure:.2f}x")
 
 
 if __name__ == "__main__":

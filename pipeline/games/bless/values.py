@@ -333,16 +333,16 @@ class Values(GameFields):
     ) -> tuple[int, bool]:
         info = self.info[c]
         printed = info.occhio if stat == OCC else info.karma
-        name = "occhio" if stat == OCC else "karma"
+        name, name_original = STAT_KINDS[stat]
         fx = self._fx or self._standing()
-        if fight is None and name not in fx and name + "_original" not in fx:
+        if fight is None and name not in fx and name_original not in fx:
             return printed, False
         key = (c << 2) | (stat << 1) | original
         if key in self._busy:
             return printed, False
         self._busy.add(key)
         try:
-            value, locked = self._combine(c, printed, name + "_original", 0)
+            value, locked = self._combine(c, printed, name_original, 0)
             if not original:
                 extra = self._rivalry(c, fight) if stat == OCC and fight is not None else 0
                 value, locked = self._combine(c, max(0, value), name, extra)

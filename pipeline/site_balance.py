@@ -3,7 +3,9 @@ static SVG at build time (matplotlib), for every game that has a rules engine.
 
 Simulating is the slow part, so its figures are kept in build/balance/<slug>/ with a stamp
 of what they depend on (the game's cards, the engine code and the run's settings) and made
-again only when that changes; `cartiera build` runs it as a step of its own.
+again only when that changes; `cartiera build` runs it as a step of its own. A finished
+run is also kept in the render cache under its stamp, so projects that share one cache
+($CARTIERA_CACHE: clones, the test suite's copies) simulate the same figures once.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ import hashlib
 import io
 import json
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from .engine.plugin import FigureTable
+from .output import atomic_write
 from .project import Project
 
 # Enough for intervals of a few points, little enough for a quick build; the tests use fewer.
@@ -82,19 +86,50 @@ def ensure_balance(project: Project, slug: str) -> Balance | str:
         if data.get("stamp") == wanted:
             return data["error"] if "error" in data else _from_json(data)
     folder.mkdir(parents=True, exist_ok=True)
+    shared = _shared_dir(project, wanted)
+    if (shared / "figures.json").is_file():  # another project sharing the cache made them
+        for path in sorted(shared.iterdir()):
+            atomic_write(folder / path.name, path.read_bytes())
+        return _from_json(json.loads(stored.read_text(encoding="utf-8")))
     try:
         balance = simulate_balance(project, slug)
     except Exception as exc:  # an engine still being written must not stop the build
         error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         stored.write_text(json.dumps({"stamp": wanted, "error": error}), encoding="utf-8")
         return error
+    files = {}
     for index, table in enumerate(balance.tables):
         if chartable(table):
-            svg = chart_svg(table, balance.players or 2)
-            (folder / f"{index:02d}-{table.key}.svg").write_bytes(svg)
+            files[f"{index:02d}-{table.key}.svg"] = chart_svg(table, balance.players or 2)
     data = {"stamp": wanted, **asdict(balance)}
-    stored.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    files["figures.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
+    for name, content in files.items():  # figures.json last: it says the folder is whole
+        (folder / name).write_bytes(content)
+    _share(shared, files)
     return balance
+
+
+def _shared_dir(project: Project, wanted: str) -> Path:
+    """Where the render cache keeps the same figures and charts for every project sharing
+    it (the test suite's copies, clones with one $CARTIERA_CACHE): named by their stamp and
+    by the matplotlib that drew the charts, so a project never gets another run's figures."""
+    from importlib.metadata import version
+
+    return project.cache_dir / "balance" / f"{wanted[:32]}-matplotlib{version('matplotlib')}"
+
+
+def _share(shared: Path, files: dict[str, bytes]) -> None:
+    """Publish a finished run in the cache as one rename, so that a reader never sees half
+    of it (two builds at once: the first rename wins, the same bytes either way)."""
+    tmp = shared.with_name(f".{shared.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for name, content in files.items():
+        (tmp / name).write_bytes(content)
+    try:
+        tmp.rename(shared)
+    except OSError:  # already there
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def simulate_balance(project: Project, slug: str) -> Balance:

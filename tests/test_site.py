@@ -97,13 +97,26 @@ def crawl(site: Path, folder_urls: bool) -> tuple[int, list[str]]:
             pages[path] = parse(path)
         return pages[path]
 
+    # The same link from pages of one folder names the same file (the navigation repeats
+    # on every page): resolve it once, not for each of the ~30,000 links (lstat per part).
+    targets: dict[tuple[Path, str], tuple[Path, str] | None] = {}
+
+    def target_of(html: Path, url: str) -> tuple[Path, str] | None:
+        key = (html.parent, url)
+        if url.startswith("/") or not urlsplit(url).path:  # the page itself, or an error
+            return _target(site, html, url, folder_urls)
+        if key not in targets:
+            targets[key] = _target(site, html, url, folder_urls)
+        return targets[key]
+
+    exists: dict[Path, bool] = {}
     broken: list[str] = []
     checked = 0
     for html in sorted(site.rglob("*.html")):
         if html.name == "404.html":
             continue
         for tag, url in page(html.resolve()).links:
-            found = _target(site, html, url, folder_urls)
+            found = target_of(html, url)
             if found is None:
                 if tag != "a":
                     broken.append(f"{html.relative_to(site)}: {tag} from the network: {url}")
@@ -111,7 +124,9 @@ def crawl(site: Path, folder_urls: bool) -> tuple[int, list[str]]:
             checked += 1
             target, fragment = found
             where = f"{html.relative_to(site)}: {url}"
-            if not target.exists():
+            if target not in exists:
+                exists[target] = target.exists()
+            if not exists[target]:
                 broken.append(f"{where} (no file)")
             elif fragment and target.suffix == ".html" and fragment not in page(target).ids:
                 broken.append(f"{where} (no anchor)")

@@ -7,6 +7,7 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pikepdf
 import pypdfium2 as pdfium
 import pytest
 from conftest import GAMES, edit, invoke
@@ -118,19 +119,22 @@ def test_contents_page_numbers_are_the_headings_pages(
 
 @pytest.mark.parametrize("slug", GAMES)
 def test_bookmarks_and_accessibility(rulebooks, shared_project: Path, slug: str) -> None:
-    reader = PdfReader(rulebooks[slug])
-    outline = reader.outline
-    titles = [item.title for item in outline if not isinstance(item, list)]
+    # pikepdf (qpdf) reads the outline in 50 ms where pypdf took 0.6 s a rulebook
+    with pikepdf.open(rulebooks[slug]) as pdf:
+        with pdf.open_outline() as outline:
+            titles = [item.title for item in outline.root]
+            nested = any(item.children for item in outline.root)
+        root = pdf.Root
+        assert str(root.Lang) == "it"
+        assert bool(root.MarkInfo.Marked)
+        assert "/StructTreeRoot" in root
+        title = str(pdf.docinfo.Title)
     sections, _ = _contents(shared_project / "cards.db", slug)
     first = next(f"{n}. {t}" for n, t, level in sections if level == 2)
     assert _flat(first) in [_flat(t) for t in titles]
-    assert any(isinstance(item, list) for item in outline), "clauses nest under sections"
-    root = reader.trailer["/Root"]
-    assert root["/Lang"] == "it"
-    assert bool(root["/MarkInfo"]["/Marked"])
-    assert "/StructTreeRoot" in root
-    assert reader.metadata.title.startswith(reader.metadata.title.split(" —")[0])
-    assert "Regolamento" in reader.metadata.title
+    assert nested, "clauses nest under sections"
+    assert title.startswith(title.split(" —")[0])
+    assert "Regolamento" in title
 
 
 def _fonts(obj, seen: set[int]) -> list[DictionaryObject]:

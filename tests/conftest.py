@@ -26,6 +26,7 @@ from pipeline.cli import app
 from pipeline.project import CACHE_ENV, DB_FILE, REFERENCE_ENV, SEEDS_ENV, env_dir
 
 ROOT = Path(__file__).resolve().parents[1]
+NOT_COMPILED = "the engine is not compiled here"  # the skip of tests/test_compiled.py
 GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
 # The site's Bilanciamento pages simulate every engine: a few games are enough to test them.
 os.environ.setdefault("CARTIERA_BALANCE_GAMES", "40")
@@ -44,6 +45,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help=f"fail, instead of skipping, a test that needs {SEEDS_ENV} or {REFERENCE_ENV} "
         "when it is not set (what CI does)",
+    )
+    parser.addoption(
+        "--require-compiled",
+        action="store_true",
+        help="fail, instead of skipping, a test that needs the compiled engine modules when "
+        "the install did not compile them (what CI does)",
     )
     parser.addoption(
         "--require-postgres",
@@ -127,6 +134,9 @@ def pytest_runtest_makereport(
         if item.config.getoption("--require-seeds") and any(n in reason for n in SETTINGS):
             report.outcome = "failed"
             report.longrepr = f"--require-seeds: {reason}"
+        if item.config.getoption("--require-compiled") and NOT_COMPILED in reason:
+            report.outcome = "failed"
+            report.longrepr = f"--require-compiled: {reason}"
         if item.config.getoption("--require-postgres") and pgserver.NO_SERVER in reason:
             report.outcome = "failed"
             report.longrepr = f"--require-postgres: {reason}"

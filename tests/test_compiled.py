@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from conftest import NOT_COMPILED
 
 from pipeline import compiled
 from pipeline.engine import registry
@@ -46,8 +47,8 @@ def needs_compiled() -> dict[str, str]:
     importlib.import_module(MODULE)
     if MODULE not in compiled.compiled_modules():
         pytest.skip(
-            "the engine is not compiled here (no C compiler at install, or "
-            f"{compiled.PURE_ENV} set): nothing to compare"
+            f"{NOT_COMPILED} (no C compiler at install, or {compiled.PURE_ENV} set): "
+            "nothing to compare"
         )
     return dict(json.loads(compiled.MANIFEST.read_text(encoding="utf-8")))
 

@@ -80,13 +80,14 @@ class OptionalBuildExt(build_ext):
             self.parallel = os.cpu_count() or 1  # the C compiler on every core
 
     def run(self) -> None:
+        self.built: set[str] = set()
         try:
             super().run()
         except Exception as error:  # no compiler, no Python headers: the sources still run
             _warn(f"the rules engines stay pure Python ({error})")
         compiled = {}
-        for ext in self.extensions:
-            if Path(self.get_ext_fullpath(ext.name)).exists():
+        for ext in self.extensions:  # built (or up to date) now: an old file may stay behind
+            if ext.name in self.built and Path(self.get_ext_fullpath(ext.name)).exists():
                 source = ROOT / _source_of(ext.name)
                 compiled[ext.name] = hashlib.sha256(source.read_bytes()).hexdigest()
         package = Path(self.get_ext_fullpath("pipeline.x")).parent
@@ -98,6 +99,8 @@ class OptionalBuildExt(build_ext):
             super().build_extension(ext)
         except Exception as error:
             _warn(f"{ext.name} stays pure Python ({error})")
+        else:
+            self.built.add(ext.name)
 
 
 def _source_of(module: str) -> str:

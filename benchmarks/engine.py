@@ -126,7 +126,7 @@ def main() -> None:
     parser.add_argument("--rate-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     project = open_project(args.project)
-    if args.rate_only:  # the child of pure_rate()
+    if args.rate_only:  # the child of against_pure()
         rules = load_rules(project, args.only)
         play_games(rules, 5, 10_000)
         print(best_rate(rules, args.games, args.seed))

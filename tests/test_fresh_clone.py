@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -56,13 +57,17 @@ def test_reads_the_reference(reference):
 """
 
 
-# The plugins pyproject.toml's addopts leave out of the suite are left out here too (the
-# hypothesis plugin alone took 1.5 s to load in each run).
-PLUGINS = ("no:cacheprovider", "no:hypothesispytest", "no:anyio", "no:benchmark")
+def _plugin_options() -> list[str]:
+    """The `-p` options of pyproject.toml's addopts (the plugins the suite leaves out: the
+    hypothesis one alone took 1.5 s to load in each run), and no cache in the clone."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    words = config["tool"]["pytest"]["ini_options"]["addopts"].split()
+    names = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "-p"]
+    return [arg for name in ("no:cacheprovider", *names) for arg in ("-p", name)]
 
 
 def _pytest(folder: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    plugins = [arg for name in PLUGINS for arg in ("-p", name)]
+    plugins = _plugin_options()
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-rs", *plugins, *args],
         cwd=folder,

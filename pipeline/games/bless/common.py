@@ -72,6 +72,11 @@ EVENT_FIELDS = {
 }
 
 
+# A NamedTuple (Decision, Frame, Event) built from all its fields without its Python-level
+# __new__: a hot path, compiled or not.
+new_tuple = tuple.__new__
+
+
 class Decision(NamedTuple):
     player: int
     kind: str  # main, mulligan, target, host, limit, order, yesno, offer, fato, into, forma

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from .common import new_tuple
 from .compiler import (
     FOREVER,
     HAND,
@@ -43,25 +44,25 @@ class Frame(NamedTuple):
     extra: tuple[int, ...] = ()
 
 
-_new = tuple.__new__  # a Frame from all its fields, skipping NamedTuple's Python-level __new__
-
-
-def _staged(f: Frame, stage: int, idx: int) -> Frame:
-    """`f` moved to another stage and step (the hot path: no keyword `_replace`)."""
-    return _new(Frame, (f.ab, f.user, f.this, f.host, stage, idx, *f[6:]))
-
-
-PICKS, NEED, CHOSEN, EXTRA = (Frame._fields.index(n) for n in ("picks", "need", "chosen", "extra"))
+# where Frame's fields are, for the builders below
+AT_STAGE, AT_PICKS, AT_DONE, AT_CHOSEN, AT_EXTRA, AT_NEED = (
+    Frame._fields.index(n) for n in ("stage", "picks", "done", "chosen", "extra", "need")
+)
 
 
 def _with(f: Frame, field: int, value: Any) -> Frame:
     """`f` with the field at this position changed (a `_replace` without its keywords)."""
-    return _new(Frame, (*f[:field], value, *f[field + 1 :]))
+    return new_tuple(Frame, (*f[:field], value, *f[field + 1 :]))
+
+
+def _staged(f: Frame, stage: int, idx: int) -> Frame:
+    """`f` moved to another stage and step (stage and idx are neighbours)."""
+    return new_tuple(Frame, (*f[:AT_STAGE], stage, idx, *f[AT_STAGE + 2 :]))
 
 
 def _picked(f: Frame, picks: tuple[int, ...]) -> Frame:
-    """`f` with the step's selection complete."""
-    return _new(Frame, (*f[:6], picks, f.need, True, f.cost, f.chosen, f.extra))
+    """`f` with the step's selection complete (picks, need and done are neighbours)."""
+    return new_tuple(Frame, (*f[:AT_PICKS], picks, f.need, True, *f[AT_DONE + 1 :]))
 
 
 DONE, SUSPEND, DEFER, FAIL = 0, 1, 2, 3
@@ -130,7 +131,7 @@ class Effects(Values):
     @staticmethod
     def _next(f: Frame) -> Frame:
         cost = f.cost + f.picks if f.stage == 2 else f.cost
-        return _new(
+        return new_tuple(
             Frame, (f.ab, f.user, f.this, f.host, f.stage, f.idx + 1, (), -1, False, cost, (), ())
         )
 
@@ -157,7 +158,7 @@ class Effects(Values):
                     self._decide(chooser, "target", tuple(options), ("ab", f), (f.ab.card, st.op))
                     return SUSPEND, f
                 choice = options[0] if options else -1
-            f = _with(f, CHOSEN, (*f.chosen, (sel.key, choice)))
+            f = _with(f, AT_CHOSEN, (*f.chosen, (sel.key, choice)))
             ctx, choice = self._ctx(f), None
         wanted = 0
         if st.op == "play" and st.into == "any":
@@ -171,7 +172,7 @@ class Effects(Values):
                 about = (f.ab.card, f.picks[len(f.extra)] if kind == "into" else f.picks[0])
                 self._decide(f.user, kind, pair, ("ab", f), about)
                 return SUSPEND, f
-            f = _with(f, EXTRA, (*f.extra, choice))
+            f = _with(f, AT_EXTRA, (*f.extra, choice))
             if len(f.extra) < wanted:
                 return self._step(f, st, None)
         handler = self._OPS.get(st.op)
@@ -184,7 +185,7 @@ class Effects(Values):
     ) -> tuple[Frame, bool]:
         ctx = self._ctx(f)
         if f.need < 0:
-            f = _with(f, NEED, max(0, sel.count(self, ctx, -1) or 0))
+            f = _with(f, AT_NEED, max(0, sel.count(self, ctx, -1) or 0))
         picks = f.picks if choice is None else (*f.picks, choice)
         cands = [c for c in self._candidates(st, sel, ctx) if c not in picks]
         pick, need = sel.pick, f.need - len(picks)
@@ -203,7 +204,7 @@ class Effects(Values):
                     pool = [c for c, v in zip(cands, values, strict=True) if v == best]
                 if len(pool) > need:
                     chooser = f.user if sel.chooser == "user" else 1 - f.user
-                    waiting = _with(f, PICKS, picks)
+                    waiting = _with(f, AT_PICKS, picks)
                     self._decide(
                         chooser, "target", tuple(pool), ("ab", waiting), (f.ab.card, st.op)
                     )

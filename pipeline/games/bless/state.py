@@ -22,6 +22,7 @@ from .common import (
     Decision,
     GameFields,
     is_subset,
+    new_tuple,
     subsets,
 )
 from .compiler import (
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from .engine import BlessRules
 
 
-_new = tuple.__new__
 # State.zones(): every pile by name (zones 2 and 3 hold nothing: per-player kinds start at 2)
 ZONE_NAMES = tuple((z, zone_name(z)) for z in range(2 * ASIDE + 2) if z < 2 or z > 3)
 
@@ -359,7 +359,7 @@ class BlessGame(Turns, Field, Effects):
     # -- the engine loop ------------------------------------------------------------------------
 
     def _log(self, kind: str, player: int, args: tuple[Any, ...] = ()) -> None:
-        self.log.append(_new(Event, (kind, player, args)))  # Event(...), minus a Python call
+        self.log.append(new_tuple(Event, (kind, player, args)))
 
     def _push(self, task: tuple[Any, ...]) -> None:
         self.stack.append(task)
@@ -376,7 +376,7 @@ class BlessGame(Turns, Field, Effects):
         resume: tuple[Any, ...] | None,
         about: tuple[int, ...],
     ) -> None:
-        self.pending = _new(Decision, (player, kind, options, resume, about))
+        self.pending = new_tuple(Decision, (player, kind, options, resume, about))
 
     def _trigger(self, ab: Any, user: int, this: int, host: int = -1) -> None:
         self.triggers.append((ab, user, this, host))

@@ -79,14 +79,31 @@ def test_an_unchanged_source_runs_compiled_a_changed_one_from_source() -> None:
     assert up_to_date.find_spec(MODULE, package.__path__) is None  # the ordinary import: compiled
 
     stale = compiled.FreshCompiledOnly({**built, MODULE: "0" * 64}, pure=False)
-    with pytest.warns(UserWarning, match="changed since it was compiled"):
+    with pytest.warns(UserWarning, match="turns.py in .* changed since compiled"):
         spec = stale.find_spec(MODULE, package.__path__)
     assert spec is not None and spec.origin is not None and spec.origin.endswith("turns.py")
+    # its package's other compiled modules share C classes with it: they run from source too
+    sibling = stale.find_spec("pipeline.games.bless.values", package.__path__)
+    assert sibling is not None and sibling.origin is not None
+    assert sibling.origin.endswith("values.py")
+    # another package stays compiled
+    engine = importlib.import_module("pipeline.engine")
+    assert stale.find_spec("pipeline.engine.core", engine.__path__) is None
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # asked for: no warning
         spec = compiled.FreshCompiledOnly(built, pure=True).find_spec(MODULE, package.__path__)
     assert spec is not None and spec.origin is not None and spec.origin.endswith("turns.py")
+
+
+def test_a_changed_declaration_file_makes_its_module_stale(tmp_path: Path) -> None:
+    source = tmp_path / "turns.py"
+    source.write_text("X = 1\n", encoding="utf-8")
+    alone = compiled.source_digest(source)
+    (tmp_path / "turns.pxd").write_text("cdef class Turns:\n    pass\n", encoding="utf-8")
+    declared = compiled.source_digest(source)
+    (tmp_path / "turns.pxd").write_text("cdef class Turns:\n    cpdef f(self)\n", "utf-8")
+    assert len({alone, declared, compiled.source_digest(source)}) == 3
 
 
 def test_modules_that_are_not_compiled_are_left_alone() -> None:

@@ -3,7 +3,8 @@ games/bless/rules.md), and one scenario per card in which its effect changes the
 
 from __future__ import annotations
 
-import inspect
+import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -2635,8 +2636,16 @@ def test_invariants_name_each_broken_state(rules):
     assert "a card is missing or in two zones" in broken.invariants()
 
 
-def test_every_declared_field_of_a_game_has_its_slot():
-    from pipeline.games.bless.common import GameFields
+def test_every_declared_field_of_a_game_has_its_slot_and_its_c_member():
+    """GameFields declares each field three times: annotated for mypy, in __slots__ for
+    Python, as a member of the C class in common.pxd for the compiled build."""
+    import pipeline.games.bless.common as common
 
-    annotated = set(inspect.get_annotations(GameFields))
-    assert annotated == set(GameFields.__slots__)
+    source = Path(common.__file__).with_name("common.py")
+    tree = ast.parse(source.read_text(encoding="utf-8"))
+    fields = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "GameFields")
+    annotated = {n.target.id for n in fields.body if isinstance(n, ast.AnnAssign)}
+    pxd = source.with_suffix(".pxd").read_text(encoding="utf-8")
+    members = set(re.findall(r"^    cdef public object (\w+)$", pxd, re.M))
+    assert annotated == set(common.GameFields.__slots__) == members
+    assert len(annotated) > 40

@@ -1,4 +1,4 @@
-"""Bless: what the state and its rule mixins share: constants, the event fields, the
+"""Bless: what the state and its rule classes share: constants, the event fields, the
 shape of a pending decision and the small helpers of the clash and the Mulligan."""
 
 from __future__ import annotations
@@ -106,9 +106,15 @@ def is_subset(chosen: Any, cards: tuple[int, ...]) -> bool:
 
 
 class GameFields:
-    """The fields of a Bless game (set in BlessGame.__init__), declared once so that the rule
-    mixins that read and change them type-check; kept in slots (the mixins add none), which a
-    compiled module reads without looking in an instance dict."""
+    """The fields of a Bless game (set in BlessGame.__init__) and the bookkeeping every rule
+    does (log, task stack, pending decision), at the root of one chain of classes:
+    GameFields <- Values <- Effects <- Field <- Turns <- BlessGame, a module each.
+
+    One chain rather than mixins, so that the compiled build can make each of them a C
+    class (common.pxd and its siblings): fields read as struct members and the hot methods
+    called without a lookup, about 1.4 times faster than the same modules compiled as
+    plain classes. In Python the fields are slots (the other classes add none).
+    """
 
     __slots__ = (
         "_busy",
@@ -201,3 +207,28 @@ class GameFields:
     _collected: dict[tuple[Any, ...], dict[str, Any]]
     _vals: dict[int, Any]
     _busy: set[int]
+
+    # -- the bookkeeping every rule does -----------------------------------------------------
+
+    def _log(self, kind: str, player: int, args: tuple[Any, ...] = ()) -> None:
+        self.log.append(new_tuple(Event, (kind, player, args)))
+
+    def _push(self, task: tuple[Any, ...]) -> None:
+        self.stack.append(task)
+
+    def _tick(self) -> int:
+        self.ts += 1
+        return self.ts
+
+    def _decide(
+        self,
+        player: int,
+        kind: str,
+        options: tuple[Any, ...],
+        resume: tuple[Any, ...] | None,
+        about: tuple[int, ...],
+    ) -> None:
+        self.pending = new_tuple(Decision, (player, kind, options, resume, about))
+
+    def _trigger(self, ab: Any, user: int, this: int, host: int = -1) -> None:
+        self.triggers.append((ab, user, this, host))

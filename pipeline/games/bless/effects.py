@@ -75,12 +75,13 @@ SPANS = {
 
 
 class Effects(Values):
-    """The interpreter of ability steps, mixed into the Bless game: conditions, costs,
-    targets, and each op; the game provides the primitives (_move, _break, _corrupt ...)."""
+    """The interpreter of ability steps: conditions, costs, targets, and each op; the
+    primitives (_move, _break, _corrupt ...) are the next layer's (Field), called through
+    the game."""
 
     __slots__ = ()  # the fields are BlessGame's (GameFields)
 
-    if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
+    if TYPE_CHECKING:  # the methods of the layers above (BlessGame's)
 
         def __getattr__(self, name: str) -> Any: ...
 
@@ -149,7 +150,7 @@ class Effects(Values):
             return FAIL, f
         ctx = self._ctx(f)
         for sel in st.nested:
-            if any(k == sel.key for k, _ in f.chosen):
+            if sel.key in [k for k, _ in f.chosen]:
                 continue
             if choice is None:
                 options = sel.cards(self, ctx)

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from .common import (
     LIMIT_ECO,
     LIMIT_MAL,
-    GameFields,
 )
 from .compiler import (
     ECO,
@@ -21,15 +20,16 @@ from .compiler import (
     VUOTO,
     Ctx,
 )
-from .effects import Frame
+from .effects import Effects, Frame
 
 
-class Field(GameFields):
-    """Rule mixin of BlessGame: zones, bonds, limits and the primitives."""
+class Field(Effects):
+    """Rules of BlessGame, one layer of its chain (see common.GameFields): zones, bonds,
+    limits and the primitives."""
 
     __slots__ = ()  # the fields are BlessGame's (GameFields)
 
-    if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
+    if TYPE_CHECKING:  # the methods of the layers above (BlessGame's)
 
         def __getattr__(self, name: str) -> Any: ...
 

@@ -1,5 +1,6 @@
 """Bless: the game state, its public interface (core.State) and the engine loop that runs
-tasks until the next real decision. The rules themselves are in the mixins."""
+tasks until the next real decision. The rules themselves are in the classes it extends
+(GameFields <- Values <- Effects <- Field <- Turns <- BlessGame)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ from .common import (
     Decision,
     GameFields,
     is_subset,
-    new_tuple,
     subsets,
 )
 from .compiler import (
@@ -38,7 +38,7 @@ from .compiler import (
     PRE,
     VUOTO,
 )
-from .effects import Effects, Frame
+from .effects import Frame
 from .field import Field
 from .scenario import zone_name
 from .turns import Turns
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 ZONE_NAMES = tuple((z, zone_name(z)) for z in range(2 * ASIDE + 2) if z < 2 or z > 3)
 
 
-class BlessGame(Turns, Field, Effects):
+class BlessGame(Turns):
     """One game of Bless. State is ints and small lists; `clone` copies them explicitly."""
 
     slug = SLUG
@@ -177,7 +177,7 @@ class BlessGame(Turns, Field, Effects):
         return {name: piles[z][:] for z, name in ZONE_NAMES}
 
     def clone(self) -> BlessGame:
-        g = object.__new__(BlessGame)
+        g = BlessGame.__new__(BlessGame)
         for name in GameFields.__slots__:  # the scalars and the shared caches; lists below
             setattr(g, name, getattr(self, name))
         g.zone = self.zone[:]
@@ -357,29 +357,6 @@ class BlessGame(Turns, Field, Effects):
         return out
 
     # -- the engine loop ------------------------------------------------------------------------
-
-    def _log(self, kind: str, player: int, args: tuple[Any, ...] = ()) -> None:
-        self.log.append(new_tuple(Event, (kind, player, args)))
-
-    def _push(self, task: tuple[Any, ...]) -> None:
-        self.stack.append(task)
-
-    def _tick(self) -> int:
-        self.ts += 1
-        return self.ts
-
-    def _decide(
-        self,
-        player: int,
-        kind: str,
-        options: tuple[Any, ...],
-        resume: tuple[Any, ...] | None,
-        about: tuple[int, ...],
-    ) -> None:
-        self.pending = new_tuple(Decision, (player, kind, options, resume, about))
-
-    def _trigger(self, ab: Any, user: int, this: int, host: int = -1) -> None:
-        self.triggers.append((ab, user, this, host))
 
     def _run(self) -> None:
         """Run tasks until a real decision (two options or more) or the end of the game."""

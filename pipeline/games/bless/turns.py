@@ -16,7 +16,6 @@ from .common import (
     HAND_SIZE,
     INTO,
     TIE,
-    GameFields,
     clash_eye,
 )
 from .compiler import (
@@ -31,14 +30,16 @@ from .compiler import (
     OCC,
     PRE,
 )
+from .field import Field
 
 
-class Turns(GameFields):
-    """Rule mixin of BlessGame: setup, turns, the main phase and the clash."""
+class Turns(Field):
+    """Rules of BlessGame, one layer of its chain (see common.GameFields): setup, turns, the
+    main phase and the clash."""
 
     __slots__ = ()  # the fields are BlessGame's (GameFields)
 
-    if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
+    if TYPE_CHECKING:  # the methods of the layers above (BlessGame's)
 
         def __getattr__(self, name: str) -> Any: ...
 
@@ -164,17 +165,17 @@ class Turns(GameFields):
     def _attacks(self, p: int) -> list[Action]:
         out: list[Action] = []
         fx = self._fx or self._standing()
-        flag, turn, stasi, attacked = self.flag, self.turn, self.stasi, self.attacked
+        turn, stasi, attacked = self.turn, self.stasi, self.attacked
         defenders = self.piles[2 * MAL + 1 - p]
-        taunters = [d for d in defenders if flag("taunt", d)] if "taunt" in fx else None
+        taunters = [d for d in defenders if self.flag("taunt", d)] if "taunt" in fx else None
         targets = taunters or defenders
         stop, shields = "cannot_attack" in fx, "cannot_be_attacked" in fx
         direct = "direct_attack" in fx
         profiles = None
         for a in self.piles[2 * MAL + p]:
-            if stasi[a] or attacked[a] == turn or (stop and flag("cannot_attack", a)):
+            if stasi[a] or attacked[a] == turn or (stop and self.flag("cannot_attack", a)):
                 continue
-            if not defenders or (not taunters and direct and flag("direct_attack", a)):
+            if not defenders or (not taunters and direct and self.flag("direct_attack", a)):
                 out.append(("direct", a))
             if not self.corrupt[a]:
                 for d in targets:
@@ -218,16 +219,21 @@ class Turns(GameFields):
             rival, fato = self.has(c, "Rivalita"), self.has(c, "Fato")
         else:
             rival, fato = "Rivalita" in info.keywords, "Fato" in info.keywords
-        special = (_reaches(fx, "wins", c) or _reaches(fx, "tie_wins", c)) and any(
-            e.applies(self, c)
-            for kind in ("wins", "tie_wins")
-            for part in self._entries(kind, c)
-            for e in part
-        )
+        special = (_reaches(fx, "wins", c) or _reaches(fx, "tie_wins", c)) and self._wins_on(c)
         forma = self.forma(c) if "set_forma" in fx else info.forma
         memo = (raw, locked, forma, rival, special, fato)
         self._vals[-1 - c] = memo
         return memo
+
+    def _wins_on(self, c: int) -> bool:
+        """A «Vince» or a tie-breaking effect in force applies to `c` (written as loops, which
+        a compiled method may hold where it may not hold a generator)."""
+        for kind in ("wins", "tie_wins"):
+            for part in self._entries(kind, c):
+                for e in part:
+                    if e.applies(self, c):
+                        return True
+        return False
 
     def _main(self, action: Action) -> None:
         p, kind = self.active, action[0]

@@ -132,12 +132,12 @@ def _file(fx: dict[str, Any], e: Standing, shared: set[str] | None = None) -> No
 
 
 class Values(GameFields):
-    """Effects in force and the values they make (Occhio, Karma, Forma, keywords, flags),
-    mixed into the Bless game, which provides the state (zone, piles, corrupt, lasting ...)."""
+    """Effects in force and the values they make (Occhio, Karma, Forma, keywords, flags):
+    the first layer of rules over the game's fields (see common.GameFields)."""
 
     __slots__ = ()  # the fields are BlessGame's (GameFields)
 
-    if TYPE_CHECKING:  # the state's fields and the other mixins' methods (BlessGame)
+    if TYPE_CHECKING:  # the methods of the layers above (BlessGame's)
 
         def __getattr__(self, name: str) -> Any: ...
 
@@ -230,9 +230,11 @@ class Values(GameFields):
         if entries is None:
             ctx = Ctx(key[1], key[0], key[3])
             entries = self._sources[key] = _Sources(
-                (ab, Standing(key[2], st, ctx, None, ab.cond))
-                for ab in abilities
-                for st in ab.effects
+                [
+                    (ab, Standing(key[2], st, ctx, None, ab.cond))
+                    for ab in abilities
+                    for st in ab.effects
+                ]
             )
         return entries
 
@@ -427,7 +429,11 @@ class Values(GameFields):
         direct, broad = slot[0].get(c, NONE), slot[1]
         if not direct and not broad:
             return False
-        return any(e.step.keyword == keyword and e.applies(self, c) for e in (*direct, *broad))
+        # loops, not any(): a method compiled as cpdef (values.pxd) may not hold a generator
+        for e in (*direct, *broad):  # noqa: SIM110
+            if e.step.keyword == keyword and e.applies(self, c):
+                return True
+        return False
 
     def flag(self, kind: str, c: int) -> bool:
         """tie_wins, cannot_attack, taunt, direct_attack: does one apply to the card now?"""
@@ -436,8 +442,10 @@ class Values(GameFields):
         slot = (self._fx or self._standing()).get(kind)
         if slot is None:
             return False
-        direct, broad = slot[0].get(c, NONE), slot[1]
-        return any(e.applies(self, c) for e in direct) or any(e.applies(self, c) for e in broad)
+        for e in (*slot[0].get(c, NONE), *slot[1]):  # noqa: SIM110 (as in has)
+            if e.applies(self, c):
+                return True
+        return False
 
     def shielded(self, defender: int, attacker: int) -> bool:
         """An effect says `defender` cannot be attacked (by this attacker)."""

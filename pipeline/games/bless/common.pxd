@@ -1,0 +1,54 @@
+# Cython declarations for common.py (compiled by setup.py; the .py stays plain Python):
+# the game's fields as C struct members and the bookkeeping helpers as C-callable methods.
+
+cdef class GameFields:
+    cdef public object _busy
+    cdef public object _collected
+    cdef public object _fx
+    cdef public object _fx_base
+    cdef public object _fx_more
+    cdef public object _sources
+    cdef public object _vals
+    cdef public object actions
+    cdef public object active
+    cdef public object altar_limit
+    cdef public object attacked
+    cdef public object barrier
+    cdef public object blessed
+    cdef public object bonus
+    cdef public object chance
+    cdef public object corrupt
+    cdef public object end_now
+    cdef public object fight
+    cdef public object final_by
+    cdef public object final_how
+    cdef public object final_last
+    cdef public object first
+    cdef public object host
+    cdef public object info
+    cdef public object invoked
+    cdef public object lasting
+    cdef public object log
+    cdef public object max_turns
+    cdef public object num_players
+    cdef public object over
+    cdef public object pending
+    cdef public object piles
+    cdef public object responded
+    cdef public object rules
+    cdef public object scores
+    cdef public object since
+    cdef public object stack
+    cdef public object stasi
+    cdef public object triggers
+    cdef public object ts
+    cdef public object turn
+    cdef public object version
+    cdef public object winner
+    cdef public object zone
+
+    cpdef _log(self, kind, player, args=*)
+    cpdef _push(self, task)
+    cpdef _tick(self)
+    cpdef _decide(self, player, kind, options, resume, about)
+    cpdef _trigger(self, ab, user, this, host=*)

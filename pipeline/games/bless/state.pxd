@@ -1,0 +1,11 @@
+# Cython declarations for state.py (see common.pxd).
+from .turns cimport Turns
+
+
+cdef class BlessGame(Turns):
+    cpdef current_player(self)
+    cpdef legal_actions(self)
+    cpdef apply(self, action)
+    cpdef is_terminal(self)
+    cpdef _run(self)
+    cpdef _resolve(self, d, choice)

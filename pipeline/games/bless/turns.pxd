@@ -1,0 +1,19 @@
+# Cython declarations for turns.py (see common.pxd).
+cimport cython
+
+from .field cimport Field
+from .values cimport Standing
+
+
+cdef class Turns(Field):
+    cpdef _final(self, p, how)
+    cpdef _finish(self)
+    cpdef _main_options(self)
+    cpdef _attacks(self, p)
+    cpdef _profile(self, c)
+    cpdef _main(self, action)
+    cpdef _attacked(self, d)
+    @cython.locals(e=Standing)
+    cpdef _wins_on(self, c)
+    cpdef _outcome(self, a, d, hits)
+    cpdef _settle(self, a, d, result)

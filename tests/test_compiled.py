@@ -3,10 +3,12 @@ its Python source does, and a module whose source changed since it was built is 
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -112,3 +114,34 @@ def test_modules_that_are_not_compiled_are_left_alone() -> None:
     # listed but with no compiled file beside it: the ordinary import finds the source
     assert finder.find_spec("pipeline.games.bless.vocab", package.__path__) is None
     assert finder.find_spec("pipeline.games.bless.narrate", package.__path__) is None
+
+
+def _slots(source: Path) -> dict[str, set[str]]:
+    """The __slots__ of every class of a module, read from its source."""
+    out = {}
+    for node in ast.parse(source.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if (
+                    isinstance(item, ast.Assign)
+                    and getattr(item.targets[0], "id", "") == "__slots__"
+                ):
+                    out[node.name] = {ast.literal_eval(e) for e in item.value.elts}  # type: ignore[attr-defined]
+    return out
+
+
+def test_every_c_class_declares_exactly_the_slots_of_its_python_class() -> None:
+    """A .pxd turns a slotted class into a C class in the compiled build: its members must
+    be the slots, or the compiled game fails (a field missing) or differs (one too many)."""
+    declarations = sorted((ROOT / "pipeline").rglob("*.pxd"))
+    assert declarations, "no .pxd file: this test checks nothing"
+    for pxd in declarations:
+        slots = _slots(pxd.with_suffix(".py"))
+        classes = re.split(r"^cdef class (\w+)\b.*:$", pxd.read_text(encoding="utf-8"), flags=re.M)
+        for name, body in zip(classes[1::2], classes[2::2], strict=True):
+            members = {
+                m
+                for line in re.findall(r"^    cdef public \w+ (.+)$", body, re.M)
+                for m in re.split(r",\s*", line.strip())
+            }
+            assert members == slots.get(name, set()), f"{pxd.name}: {name}"

@@ -4,7 +4,6 @@ games/bless/rules.md), and one scenario per card in which its effect changes the
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 from typing import Any
 
@@ -2636,16 +2635,14 @@ def test_invariants_name_each_broken_state(rules):
     assert "a card is missing or in two zones" in broken.invariants()
 
 
-def test_every_declared_field_of_a_game_has_its_slot_and_its_c_member():
-    """GameFields declares each field three times: annotated for mypy, in __slots__ for
-    Python, as a member of the C class in common.pxd for the compiled build."""
+def test_every_declared_field_of_a_game_has_its_slot():
+    """GameFields declares each field annotated for mypy and in __slots__ for Python (and as
+    a member of its C class in common.pxd: test_compiled checks that one)."""
     import pipeline.games.bless.common as common
 
     source = Path(common.__file__).with_name("common.py")
     tree = ast.parse(source.read_text(encoding="utf-8"))
     fields = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "GameFields")
     annotated = {n.target.id for n in fields.body if isinstance(n, ast.AnnAssign)}
-    pxd = source.with_suffix(".pxd").read_text(encoding="utf-8")
-    members = set(re.findall(r"^    cdef public object (\w+)$", pxd, re.M))
-    assert annotated == set(common.GameFields.__slots__) == members
+    assert annotated == set(common.GameFields.__slots__)
     assert len(annotated) > 40

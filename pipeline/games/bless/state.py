@@ -149,7 +149,7 @@ class BlessGame(Turns):
             if len(action) != 2 or action[0] != "choose" or action[1] not in d.options:
                 raise IllegalAction(f"{action} is not one of the options of this {d.kind}")
             choice = action[1]
-        self.log.append(Event("action", d.player, tuple(action)))
+        self._log("action", d.player, tuple(action))
         self.pending = None
         self._resolve(d, choice)
         self._run()

@@ -2,6 +2,7 @@
 cimport cython
 
 from .field cimport Field
+from .compiler cimport CardInfo
 from .values cimport Standing
 
 
@@ -10,6 +11,7 @@ cdef class Turns(Field):
     cpdef _finish(self)
     cpdef _main_options(self)
     cpdef _attacks(self, p)
+    @cython.locals(info=CardInfo)
     cpdef _profile(self, c)
     cpdef _main(self, action)
     cpdef _attacked(self, d)

@@ -2,10 +2,13 @@
 cimport cython
 
 from .common cimport GameFields
+from .compiler cimport CardInfo, CStep, Ctx
 
 
 cdef class Standing:
-    cdef public object cond, ctx, end, extra, ok, okv, start, step, targets, ts
+    cdef public object cond, end, extra, ok, okv, start, targets, ts
+    cdef public CStep step
+    cdef public Ctx ctx
 
     cpdef applies(self, g, c)
 
@@ -13,6 +16,7 @@ cdef class Standing:
 cdef class Values(GameFields):
     cpdef controller(self, c)
     cpdef _dirty(self)
+    @cython.locals(info=CardInfo)
     cpdef _moved(self, c, entered=*)
     cpdef _gain(self, item)
     cpdef _touch(self)
@@ -21,8 +25,10 @@ cdef class Values(GameFields):
     cpdef _entries_of(self, key, abilities)
     cpdef _entries(self, kind, c)
     cpdef suppressed(self, c)
+    @cython.locals(info=CardInfo)
     cpdef stat(self, c, stat, original=*)
     cpdef _memo(self, c, stat, original)
+    @cython.locals(info=CardInfo)
     cpdef _compute(self, c, stat, original, fight)
     @cython.locals(e=Standing)
     cpdef _combine(self, c, base, kind, add)

@@ -1,0 +1,90 @@
+# Cython declarations for compiler.py (see common.pxd): the compiled card data as C classes.
+
+cdef class Ctx:
+    cdef public object chosen
+    cdef public object cost
+    cdef public object host
+    cdef public object target
+    cdef public object this
+    cdef public object user
+
+
+cdef class CFilter:
+    cdef public object anyone
+    cdef public object checks
+    cdef public object controller
+    cdef public object exclude
+    cdef public object fighting
+    cdef public object kinds
+    cdef public object opposite_of
+    cdef public object pile
+    cdef public object top
+
+    cpdef players(self, g, ctx)
+    cpdef _excluded(self, ctx)
+    cpdef _pool(self, g, ctx)
+    cpdef cards(self, g, ctx)
+    cpdef matches(self, g, c, ctx)
+
+
+cdef class CSelector(CFilter):
+    cdef public object by
+    cdef public object by_original
+    cdef public object chooser
+    cdef public object count
+    cdef public object key
+    cdef public object pick
+
+
+cdef class CStep:
+    cdef public object add
+    cdef public object always
+    cdef public object amount
+    cdef public object by
+    cdef public object duration
+    cdef public object fight
+    cdef public object forma
+    cdef public object into
+    cdef public object keyword
+    cdef public object kind
+    cdef public object nested
+    cdef public object op
+    cdef public object original
+    cdef public object raw
+    cdef public object set
+    cdef public object shuffle
+    cdef public object stasi
+    cdef public object target
+    cdef public object text
+    cdef public object to
+    cdef public object vs
+    cdef public object when
+
+
+cdef class CAbility:
+    cdef public object card
+    cdef public object cond
+    cdef public object cost
+    cdef public object effects
+    cdef public object optional
+    cdef public object rebinds
+    cdef public object side
+    cdef public object suppresses
+    cdef public object trigger
+    cdef public object watch
+
+
+cdef class CardInfo:
+    cdef public object code
+    cdef public object data
+    cdef public object forma
+    cdef public object index
+    cdef public object karma
+    cdef public object keywords
+    cdef public object mal
+    cdef public object name
+    cdef public object number
+    cdef public object occhio
+    cdef public object prayer
+    cdef public object pre
+    cdef public object profile

@@ -111,3 +111,13 @@ def test_with_the_settings_the_tests_run(tiny_suite: Path) -> None:
     result = _pytest(tiny_suite, "--require-seeds", env=env)
     assert result.returncode == 0, result.stdout
     assert "2 passed" in result.stdout
+
+
+def test_the_tests_of_one_file_run_on_one_worker(request: pytest.FixtureRequest) -> None:
+    """pyproject's --dist loadgroup keeps a file's tests (and the site's) on one worker, so
+    module and session fixtures are built once (tests/conftest.py). pytest-xdist tells the
+    scheduler a test's group through its node id, a channel a pytest release can close
+    without a word (9.2 did): then every fixture is built twice and nothing else fails."""
+    if not getattr(request.config.option, "loadgroup", False):
+        pytest.skip("not run by a pytest-xdist worker with --dist loadgroup (-n 0, say)")
+    assert request.node.nodeid.endswith("@test_fresh_clone.py")

@@ -3,11 +3,11 @@
     python benchmarks/engine.py [--games 300] [--rounds 3] [--seed 1] [--project DIR] [--only SLUG]
 
 For each engine (registry.engine_slugs()): games per second (the fastest of --rounds runs of
-the same games), decisions per game (so a
-shorter game cannot fake a higher rate), decisions per second, and the ratio against a
-naive baseline that plays the same games but copies the whole state with copy.deepcopy
-before every action, as an engine with immutable states would. The players' number is the
-game's minimum. Goals: Bless >= 300 games/s; every engine >= 50,000 decisions/s.
+the same games), decisions per game (so a shorter game cannot fake a higher rate), decisions
+per second, and the ratio against a naive baseline that plays the same games but copies the
+whole state with copy.deepcopy before every action, as an engine with immutable states
+would. The players' number is the game's minimum. Goals: Bless >= 300 games/s; every engine
+>= 50,000 decisions/s.
 
 The engine runs as installed: compiled where setup.py compiled it (the first line says which
 modules), pure Python with CARTIERA_PURE_PYTHON=1. A compiled engine is also timed against

@@ -120,13 +120,9 @@ def _slots(source: Path) -> dict[str, set[str]]:
     """The __slots__ of every class of a module, read from its source."""
     out = {}
     for node in ast.parse(source.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if (
-                    isinstance(item, ast.Assign)
-                    and getattr(item.targets[0], "id", "") == "__slots__"
-                ):
-                    out[node.name] = {ast.literal_eval(e) for e in item.value.elts}  # type: ignore[attr-defined]
+        for item in node.body if isinstance(node, ast.ClassDef) else ():
+            if isinstance(item, ast.Assign) and ast.unparse(item.targets[0]) == "__slots__":
+                out[node.name] = set(ast.literal_eval(item.value))
     return out
 
 

@@ -88,9 +88,10 @@ class OptionalBuildExt(build_ext):
         except Exception as error:  # no compiler, no Python headers: the sources still run
             _warn(f"the rules engines stay pure Python ({error})")
         compiled = {}
+        digest = _compiled_py().source_digest
         for ext in self.extensions:  # built (or up to date) now: an old file may stay behind
             if ext.name in self.built and Path(self.get_ext_fullpath(ext.name)).exists():
-                compiled[ext.name] = _compiled_py().source_digest(ROOT / _source_of(ext.name))
+                compiled[ext.name] = digest(ROOT / _source_of(ext.name))
         package = Path(self.get_ext_fullpath("pipeline.x")).parent
         package.mkdir(parents=True, exist_ok=True)
         (package / MANIFEST).write_text(json.dumps(compiled, indent=1, sort_keys=True) + "\n")

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pypdfium2
@@ -81,6 +82,16 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         env={**os.environ, PURE_ENV: "1"},
     )
     return next(dist.glob("cartiera-*.whl"))
+
+
+def test_the_wheel_carries_every_declaration_file(wheel: Path) -> None:
+    """A compiled module loads only while the digest of its .py and its .pxd matches the
+    build's (pipeline/compiled.py): a wheel without the .pxd files ran Bless as pure
+    Python, with a warning, wherever it was installed."""
+    declared = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pipeline").rglob("*.pxd")}
+    assert declared
+    with zipfile.ZipFile(wheel) as archive:
+        assert declared <= set(archive.namelist())
 
 
 def test_from_the_wheel_in_an_empty_folder(wheel: Path, tmp_path: Path) -> None:

@@ -128,9 +128,11 @@ def shuffle(rng: random.Random, pile: list[int]) -> None:
     each index drawn by rejection from getrandbits), written out: the same draws, with
     fewer steps, and a seed that keeps meaning the same game whatever Python runs it."""
     getrandbits = rng.getrandbits
+    k = len(pile).bit_length()  # the bits of n below, kept without a call: n only falls
     for i in range(len(pile) - 1, 0, -1):
         n = i + 1
-        k = n.bit_length()
+        if n >> (k - 1) == 0:
+            k -= 1
         j = getrandbits(k)
         while j >= n:
             j = getrandbits(k)

@@ -2,13 +2,13 @@
 # the game's fields as C struct members and the bookkeeping helpers as C-callable methods.
 
 cdef class GameFields:
-    cdef public object _busy
-    cdef public object _collected
+    cdef public set _busy
+    cdef public dict _collected
     cdef public object _fx
     cdef public object _fx_base
     cdef public object _fx_more
-    cdef public object _sources
-    cdef public object _vals
+    cdef public dict _sources
+    cdef public dict _vals
     cdef public object actions
     cdef public object active
     cdef public object altar_limit

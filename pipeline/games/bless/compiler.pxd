@@ -57,8 +57,8 @@ cdef class CStep:
     cdef public object target
     cdef public object text
     cdef public object to
-    cdef public object vs
-    cdef public object when
+    cdef public CFilter vs
+    cdef public CFilter when
 
 
 cdef class CAbility:

@@ -1,11 +1,12 @@
 # Cython declarations for effects.py (see common.pxd).
 from .values cimport Values
+from .compiler cimport CSelector, CStep
 
 
 cdef class Effects(Values):
     cpdef _payable(self, f)
     cpdef _run_ability(self, f, choice=*)
     cpdef _step(self, f, st, choice)
-    cpdef _select(self, f, st, sel, choice)
-    cpdef _candidates(self, st, sel, ctx)
+    cpdef _select(self, f, CStep st, CSelector sel, choice)
+    cpdef _candidates(self, CStep st, CSelector sel, ctx)
     cpdef _lasting(self, f, st, ctx)

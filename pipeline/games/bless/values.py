@@ -295,10 +295,12 @@ class Values(GameFields):
 
     def _entries(self, kind: str, c: int) -> tuple[list[Standing], list[Standing]]:
         """The effects of a kind that name `c`, and the broad ones that may match it."""
-        slot = (self._fx or self._standing()).get(kind)
+        fx = self._fx or self._standing()
+        slot = fx.get(kind)
         if slot is None:
             return NOTHING
-        return slot[0].get(c, NONE), slot[1]
+        named = slot[0]
+        return named.get(c, NONE), slot[1]
 
     def suppressed(self, c: int) -> bool:
         return c in (self._fx or self._standing())["suppressed"]
@@ -357,10 +359,12 @@ class Values(GameFields):
 
         Returns the value (not yet kept at 0 or more) and whether a «sempre» fixed it.
         """
-        slot = (self._fx or self._standing()).get(kind)
+        fx = self._fx or self._standing()
+        slot = fx.get(kind)
         if slot is None:
             return base + add, False
-        direct, broad = slot[0].get(c, NONE), slot[1]
+        named = slot[0]
+        direct, broad = named.get(c, NONE), slot[1]
         if not direct and not broad:
             return base + add, False
         sets: list[tuple[int, int]] = []
@@ -393,10 +397,12 @@ class Values(GameFields):
 
     def forma(self, c: int) -> int:
         printed = self.info[c].forma
-        slot = (self._fx or self._standing()).get("set_forma")
+        fx = self._fx or self._standing()
+        slot = fx.get("set_forma")
         if slot is None or self.zone[c] >> 1 not in (MAL, PRE):
             return printed
-        direct, broad = slot[0].get(c, NONE), slot[1]
+        named = slot[0]
+        direct, broad = named.get(c, NONE), slot[1]
         if not direct and not broad:
             return printed
         key = -1 - c
@@ -426,7 +432,8 @@ class Values(GameFields):
         slot = fx.get("grant")
         if slot is None:
             return False
-        direct, broad = slot[0].get(c, NONE), slot[1]
+        named = slot[0]
+        direct, broad = named.get(c, NONE), slot[1]
         if not direct and not broad:
             return False
         # loops, not any(): a method compiled as cpdef (values.pxd) may not hold a generator
@@ -439,10 +446,12 @@ class Values(GameFields):
         """tie_wins, cannot_attack, taunt, direct_attack: does one apply to the card now?"""
         if self.zone[c] >> 1 != MAL:
             return False
-        slot = (self._fx or self._standing()).get(kind)
+        fx = self._fx or self._standing()
+        slot = fx.get(kind)
         if slot is None:
             return False
-        for e in (*slot[0].get(c, NONE), *slot[1]):  # noqa: SIM110 (as in has)
+        named = slot[0]
+        for e in (*named.get(c, NONE), *slot[1]):  # noqa: SIM110 (as in has)
             if e.applies(self, c):
                 return True
         return False

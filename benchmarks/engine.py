@@ -1,6 +1,6 @@
 """How fast every registered rules engine plays: random-vs-random games per second on one core.
 
-    python benchmarks/engine.py [--games 300] [--rounds 3] [--seed 1] [--project DIR] [--only SLUG]
+    python benchmarks/engine.py [--games 300] [--rounds 5] [--seed 1] [--project DIR] [--only SLUG]
 
 For each engine (registry.engine_slugs()): games per second (the fastest of --rounds runs of
 the same games), decisions per game (so a shorter game cannot fake a higher rate), decisions
@@ -125,7 +125,9 @@ def bench(rules: Any, games: int, baseline_games: int, seed: int, rounds: int) -
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=3, help="runs of the games, fastest counts")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="runs of the games, fastest counts (as timeit's 5)"
+    )
     parser.add_argument("--baseline-games", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--project", type=Path, default=None)

@@ -1,6 +1,10 @@
 # Cython declarations for common.py (compiled by setup.py; the .py stays plain Python):
 # the game's fields as C struct members and the bookkeeping helpers as C-callable methods.
 
+cdef class Decision:
+    cdef public object about, kind, options, player, resume
+
+
 cdef class GameFields:
     cdef public set _busy
     cdef public dict _collected
@@ -32,7 +36,7 @@ cdef class GameFields:
     cdef public object max_turns
     cdef public object num_players
     cdef public object over
-    cdef public object pending
+    cdef public Decision pending
     cdef public object piles
     cdef public object responded
     cdef public object rules

@@ -4,7 +4,7 @@ shape of a pending decision and the small helpers of the clash and the Mulligan.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, NamedTuple
+from typing import Any
 
 from pipeline.engine.core import Chance, Event, GameInfo
 
@@ -72,17 +72,32 @@ EVENT_FIELDS = {
 }
 
 
-# A NamedTuple (Decision, Frame, Event) built from all its fields without its Python-level
+# A NamedTuple (Frame, Event) built from all its fields without its Python-level
 # __new__: a hot path, compiled or not.
 new_tuple = tuple.__new__
 
 
-class Decision(NamedTuple):
-    player: int
-    kind: str  # main, mulligan, target, host, limit, order, yesno, offer, fato, into, forma
-    options: tuple[Any, ...]
-    resume: tuple[Any, ...] | None
-    about: tuple[int, ...]
+class Decision:
+    """What the game waits for: who decides, what kind of decision (main, mulligan, target,
+    host, limit, order, yesno, offer, fato, into, forma), among which options, the task that
+    takes the answer (None for the main phase) and the cards it is about. Never changed once
+    made (a C class in the compiled build: common.pxd)."""
+
+    __slots__ = ("about", "kind", "options", "player", "resume")
+
+    def __init__(
+        self,
+        player: int,
+        kind: str,
+        options: tuple[Any, ...],
+        resume: tuple[Any, ...] | None,
+        about: tuple[int, ...],
+    ):
+        self.player, self.kind, self.options = player, kind, options
+        self.resume, self.about = resume, about
+
+    def __repr__(self) -> str:
+        return f"Decision({self.player}, {self.kind!r}, {self.options!r}, about={self.about!r})"
 
 
 def clash_eye(mine: tuple, theirs: tuple) -> int:
@@ -228,7 +243,7 @@ class GameFields:
         resume: tuple[Any, ...] | None,
         about: tuple[int, ...],
     ) -> None:
-        self.pending = new_tuple(Decision, (player, kind, options, resume, about))
+        self.pending = Decision(player, kind, options, resume, about)
 
     def _trigger(self, ab: Any, user: int, this: int, host: int = -1) -> None:
         self.triggers.append((ab, user, this, host))

@@ -81,10 +81,10 @@ cdef class CardInfo:
     cdef public object index
     cdef public object karma
     cdef public object keywords
-    cdef public object mal
+    cdef public dict mal
     cdef public object name
     cdef public object number
     cdef public object occhio
     cdef public object prayer
-    cdef public object pre
+    cdef public dict pre
     cdef public object profile

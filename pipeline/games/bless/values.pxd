@@ -23,6 +23,8 @@ cdef class Values(GameFields):
     cpdef _standing(self)
     cpdef _static_entries(self, c, p)
     cpdef _entries_of(self, key, abilities)
+    @cython.locals(ci=CardInfo, e=Standing, fx=dict)
+    cpdef _collect(self)
     @cython.locals(fx=dict, named=dict)
     cpdef _entries(self, kind, c)
     cpdef suppressed(self, c)
@@ -44,7 +46,7 @@ cdef class Values(GameFields):
     cpdef shielded(self, defender, attacker)
     @cython.locals(e=Standing)
     cpdef wins_level(self, c, other)
-    @cython.locals(e=Standing)
+    @cython.locals(e=Standing, ci=CardInfo)
     cpdef free(self, c, p, into)
 
 

@@ -246,14 +246,16 @@ class Values(GameFields):
         keys: list[tuple[int, int, int, int]] = []
         for p in (0, 1):
             for c in piles[2 * MAL + p]:
-                if info[c].mal.get("static"):
+                ci = info[c]
+                if ci.mal.get("static"):
                     sources.append((c, self._static_entries(c, p)))
                     keys.append((c, p, self.since[c], -1))
             for c in piles[2 * PRE + p]:
                 h = host[c]
-                if h >= 0 and info[c].pre.get("bond"):
+                ci = info[c]
+                if h >= 0 and ci.pre.get("bond"):
                     key = (c, zone[h] & 1, self.since[c], h)
-                    sources.append((-1, self._entries_of(key, info[c].pre["bond"])))
+                    sources.append((-1, self._entries_of(key, ci.pre["bond"])))
                     keys.append(key)
         turn = self.turn
         lasting = [e for e in self.lasting if e.start <= turn <= e.end]
@@ -267,13 +269,15 @@ class Values(GameFields):
             known = self._collected.get(memo)
             if known is not None:
                 return known
-        else:
-            suppressed = frozenset(
-                c
-                for p in (0, 1)
-                for c in piles[2 * MAL + p]
-                if any(e.applies(self, c) for e in suppressors)
-            )
+        else:  # loops, not any() over a generator: a cpdef method (values.pxd) holds no closure
+            hit = []
+            for p in (0, 1):
+                for c in piles[2 * MAL + p]:
+                    for e in suppressors:
+                        if e.applies(self, c):
+                            hit.append(c)
+                            break
+            suppressed = frozenset(hit)
         fx: dict[str, Any] = {
             "suppressing": bool(suppressors),
             "suppressed": suppressed,
@@ -481,7 +485,8 @@ class Values(GameFields):
         for e in (*direct, *broad):
             if e.step.into == into and e.applies(self, c):
                 return True
-        for ab in self.info[c].mal.get("in_hand", ()):
+        ci = self.info[c]
+        for ab in ci.mal.get("in_hand", ()):
             ctx = Ctx(p, c)
             if ab.cond is None or ab.cond(self, ctx):
                 for st in ab.effects:

@@ -299,6 +299,8 @@ class Values(GameFields):
 
     def _entries(self, kind: str, c: int) -> tuple[list[Standing], list[Standing]]:
         """The effects of a kind that name `c`, and the broad ones that may match it."""
+        # fx and named (here and below) are dict-typed locals in values.pxd: the compiled
+        # build reads them with the dict's own C calls instead of a method lookup
         fx = self._fx or self._standing()
         slot = fx.get(kind)
         if slot is None:

@@ -56,3 +56,7 @@ cdef class GameFields:
     cpdef _tick(self)
     cpdef _decide(self, player, kind, options, resume, about)
     cpdef _trigger(self, ab, user, this, host=*)
+
+
+# the Occhio of a clash, called in C by turns.py (turns.pxd cimports it)
+cpdef long clash_eye(tuple mine, tuple theirs)

@@ -4,6 +4,7 @@ cimport cython
 from .field cimport Field
 from .compiler cimport CardInfo
 from .values cimport Standing
+from .common cimport clash_eye
 
 
 cdef class Turns(Field):

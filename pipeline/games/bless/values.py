@@ -299,8 +299,8 @@ class Values(GameFields):
 
     def _entries(self, kind: str, c: int) -> tuple[list[Standing], list[Standing]]:
         """The effects of a kind that name `c`, and the broad ones that may match it."""
-        # fx and named (here and below) are dict-typed locals in values.pxd: the compiled
-        # build reads them with the dict's own C calls instead of a method lookup
+        # fx and named are dict-typed locals in values.pxd: the compiled build reads them
+        # with the dict's own C calls instead of a method lookup
         fx = self._fx or self._standing()
         slot = fx.get(kind)
         if slot is None:
@@ -365,12 +365,7 @@ class Values(GameFields):
 
         Returns the value (not yet kept at 0 or more) and whether a «sempre» fixed it.
         """
-        fx = self._fx or self._standing()
-        slot = fx.get(kind)
-        if slot is None:
-            return base + add, False
-        named = slot[0]
-        direct, broad = named.get(c, NONE), slot[1]
+        direct, broad = self._entries(kind, c)
         if not direct and not broad:
             return base + add, False
         sets: list[tuple[int, int]] = []
@@ -403,13 +398,8 @@ class Values(GameFields):
 
     def forma(self, c: int) -> int:
         printed = self.info[c].forma
-        fx = self._fx or self._standing()
-        slot = fx.get("set_forma")
-        if slot is None or self.zone[c] >> 1 not in (MAL, PRE):
-            return printed
-        named = slot[0]
-        direct, broad = named.get(c, NONE), slot[1]
-        if not direct and not broad:
+        direct, broad = self._entries("set_forma", c)
+        if (not direct and not broad) or self.zone[c] >> 1 not in (MAL, PRE):
             return printed
         key = -1 - c
         if key in self._busy:
@@ -435,11 +425,7 @@ class Values(GameFields):
         fx = self._fx or self._standing()
         if keyword in self.info[c].keywords and c not in fx["suppressed"]:
             return True
-        slot = fx.get("grant")
-        if slot is None:
-            return False
-        named = slot[0]
-        direct, broad = named.get(c, NONE), slot[1]
+        direct, broad = self._entries("grant", c)
         if not direct and not broad:
             return False
         # loops, not any(): a method compiled as cpdef (values.pxd) may not hold a generator
@@ -452,12 +438,8 @@ class Values(GameFields):
         """tie_wins, cannot_attack, taunt, direct_attack: does one apply to the card now?"""
         if self.zone[c] >> 1 != MAL:
             return False
-        fx = self._fx or self._standing()
-        slot = fx.get(kind)
-        if slot is None:
-            return False
-        named = slot[0]
-        for e in (*named.get(c, NONE), *slot[1]):  # noqa: SIM110 (as in has)
+        direct, broad = self._entries(kind, c)
+        for e in (*direct, *broad):  # noqa: SIM110 (as in has)
             if e.applies(self, c):
                 return True
         return False

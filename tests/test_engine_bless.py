@@ -2636,13 +2636,18 @@ def test_invariants_name_each_broken_state(rules):
 
 
 def test_every_declared_field_of_a_game_has_its_slot():
-    """GameFields declares each field annotated for mypy and in __slots__ for Python (and as
-    a member of its C class in common.pxd: test_compiled checks that one)."""
+    """GameFields and its root compiler.Reader declare each field annotated for mypy and in
+    __slots__ for Python (and as a member of its C class in a .pxd: test_compiled checks
+    that one)."""
     import pipeline.games.bless.common as common
+    import pipeline.games.bless.compiler as compiler
 
-    source = Path(common.__file__).with_name("common.py")
-    tree = ast.parse(source.read_text(encoding="utf-8"))
-    fields = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "GameFields")
-    annotated = {n.target.id for n in fields.body if isinstance(n, ast.AnnAssign)}
-    assert annotated == set(common.GameFields.__slots__)
-    assert len(annotated) > 40
+    total = 0
+    for module, name in ((common, "GameFields"), (compiler, "Reader")):
+        source = Path(module.__file__).with_name(f"{module.__name__.rsplit('.', 1)[1]}.py")
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        fields = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+        annotated = {n.target.id for n in fields.body if isinstance(n, ast.AnnAssign)}
+        assert annotated == set(getattr(module, name).__slots__), name
+        total += len(annotated)
+    assert total > 40

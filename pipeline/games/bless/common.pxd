@@ -1,11 +1,13 @@
 # Cython declarations for common.py (compiled by setup.py; the .py stays plain Python):
 # the game's fields as C struct members and the bookkeeping helpers as C-callable methods.
+from .compiler cimport Reader
+
 
 cdef class Decision:
     cdef public object about, kind, options, player, resume
 
 
-cdef class GameFields:
+cdef class GameFields(Reader):
     cdef public set _busy
     cdef public dict _collected
     cdef public object _fx
@@ -21,15 +23,12 @@ cdef class GameFields:
     cdef public object blessed
     cdef public object bonus
     cdef public object chance
-    cdef public object corrupt
     cdef public object end_now
-    cdef public object fight
     cdef public object final_by
     cdef public object final_how
     cdef public object final_last
     cdef public object first
     cdef public object host
-    cdef public object info
     cdef public object invoked
     cdef public object lasting
     cdef public object log
@@ -37,19 +36,16 @@ cdef class GameFields:
     cdef public object num_players
     cdef public object over
     cdef public Decision pending
-    cdef public object piles
     cdef public object responded
     cdef public object rules
     cdef public object scores
     cdef public object since
     cdef public object stack
-    cdef public object stasi
     cdef public object triggers
     cdef public object ts
     cdef public object turn
     cdef public object version
     cdef public object winner
-    cdef public object zone
 
     cpdef _log(self, kind, player, args=*)
     cpdef _push(self, task)

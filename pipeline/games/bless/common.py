@@ -8,7 +8,7 @@ from typing import Any
 
 from pipeline.engine.core import Chance, Event, GameInfo
 
-from .compiler import MAL, PRE, CardInfo
+from .compiler import MAL, PRE, Reader
 
 SLUG = "bless"
 INFO = GameInfo(
@@ -120,10 +120,11 @@ def is_subset(chosen: Any, cards: tuple[int, ...]) -> bool:
     return positions == sorted(set(positions))
 
 
-class GameFields:
+class GameFields(Reader):
     """The fields of a Bless game (set in BlessGame.__init__) and the bookkeeping every rule
     does (log, task stack, pending decision), at the root of one chain of classes:
-    GameFields <- Values <- Effects <- Field <- Turns <- BlessGame, a module each.
+    GameFields <- Values <- Effects <- Field <- Turns <- BlessGame, a module each (on
+    compiler.Reader: the few fields and values a compiled filter reads).
 
     One chain rather than mixins, so that the compiled build can make each of them a C
     class (common.pxd and its siblings): fields read as struct members and the hot methods
@@ -147,15 +148,12 @@ class GameFields:
         "blessed",
         "bonus",
         "chance",
-        "corrupt",
         "end_now",
-        "fight",
         "final_by",
         "final_how",
         "final_last",
         "first",
         "host",
-        "info",
         "invoked",
         "lasting",
         "log",
@@ -163,32 +161,24 @@ class GameFields:
         "num_players",
         "over",
         "pending",
-        "piles",
         "responded",
         "rules",
         "scores",
         "since",
         "stack",
-        "stasi",
         "triggers",
         "ts",
         "turn",
         "version",
         "winner",
-        "zone",
     )
 
     rules: Any  # the BlessRules that made the game
-    info: list[CardInfo]
     log: list[Event]
     chance: Chance
     num_players: int
     altar_limit: int
     max_turns: int
-    zone: list[int]
-    piles: list[list[int]]
-    corrupt: list[int]
-    stasi: list[int]
     attacked: list[int]
     invoked: list[int]
     responded: list[int]
@@ -212,7 +202,6 @@ class GameFields:
     stack: list[tuple[Any, ...]]
     triggers: list[tuple[Any, ...]]
     pending: Decision | None
-    fight: tuple[int, int] | None
     ts: int
     version: int
     _fx: dict[str, Any] | None

@@ -1,5 +1,15 @@
 # Cython declarations for compiler.py (see common.pxd): the compiled card data as C classes.
 
+cimport cython
+
+
+cdef class Reader:
+    cdef public object corrupt, fight, info, piles, stasi, zone
+
+    cpdef forma(self, c)
+    cpdef stat(self, c, stat, original=*)
+
+
 cdef class Ctx:
     cdef public object chosen
     cdef public object cost
@@ -7,6 +17,10 @@ cdef class Ctx:
     cdef public object target
     cdef public object this
     cdef public object user
+
+
+cdef class Check:
+    cpdef bint test(self, Reader g, c, Ctx ctx)
 
 
 cdef class CFilter:
@@ -23,8 +37,36 @@ cdef class CFilter:
     cpdef players(self, g, ctx)
     cpdef _excluded(self, ctx)
     cpdef _pool(self, g, ctx)
-    cpdef cards(self, g, ctx)
-    cpdef matches(self, g, c, ctx)
+    @cython.locals(check=Check)
+    cpdef cards(self, Reader g, ctx)
+    @cython.locals(check=Check)
+    cpdef matches(self, Reader g, c, ctx)
+
+
+cdef class FormaIs(Check):
+    cdef public long bits
+    cdef public bint negate
+
+
+cdef class PrayerIn(Check):
+    cdef public frozenset kinds
+
+
+cdef class CorruptIs(Check):
+    cdef public bint want
+
+
+cdef class StasiIs(Check):
+    cdef public bint want
+
+
+cdef class StatIs(Check):
+    cdef public object compare, original, stat
+
+
+cdef class InClash(Check):
+    cdef public object role
+    cdef public CFilter vs
 
 
 cdef class CSelector(CFilter):

@@ -1,8 +1,9 @@
 """Bless: the effect vocabulary (vocab.py) compiled into fast closures.
 
 Cards are read from the database as data; this module turns each card's abilities into
-small objects whose filters, values and conditions are plain Python closures, so the game
-evaluates them at the speed of ordinary code. Nothing here knows any card by its number: a
+small objects: filters made of per-card checks (objects the compiled build calls in C),
+values and conditions as plain Python closures, so the game evaluates them at the speed of
+ordinary code. Nothing here knows any card by its number: a
 designer who edits a card's data changes what the engine does.
 
 Zones are small integers. Per-player zones are ``kind * 2 + player``; the two shared piles
@@ -45,7 +46,6 @@ COMPARE = {
 }
 
 Expr = Callable[[Any, "Ctx", int], "int | None"]
-Check = Callable[[Any, int, "Ctx"], bool]
 
 
 class Ctx:
@@ -80,6 +80,28 @@ def ref_cards(ctx: Ctx, ref: str, it: int = -1) -> tuple[int, ...]:
     if ref == "target":
         return ctx.target
     return ctx.cost
+
+
+class Reader:
+    """What a compiled filter reads of a game: a few fields and two values (implemented by
+    values.Values). A C class in the compiled build (compiler.pxd), at the root of the
+    game's chain of classes (common.GameFields), so that a check reads them as struct
+    members and calls `forma` and `stat` without a lookup."""
+
+    __slots__ = ("corrupt", "fight", "info", "piles", "stasi", "zone")  # set by BlessGame
+
+    corrupt: list[int]
+    fight: tuple[int, int] | None
+    info: list[CardInfo]
+    piles: list[list[int]]
+    stasi: list[int]
+    zone: list[int]
+
+    def forma(self, c: int) -> int:
+        raise NotImplementedError
+
+    def stat(self, c: int, stat: int, original: bool = False) -> int:
+        raise NotImplementedError
 
 
 class Compiler:
@@ -159,7 +181,7 @@ class CFilter:
         out = []
         for c in pool:
             for check in checks:
-                if not check(g, c, ctx):
+                if not check.test(g, c, ctx):
                     break
             else:
                 out.append(c)
@@ -175,7 +197,7 @@ class CFilter:
         if self.exclude and c in self._excluded(ctx):
             return False
         for check in self.checks:  # noqa: SIM110 - a hot path: a loop beats all() on a generator
-            if not check(g, c, ctx):
+            if not check.test(g, c, ctx):
                 return False
         return True
 
@@ -195,37 +217,111 @@ class CSelector(CFilter):
         self.key = comp.key()
 
 
-def _forma_check(bits: int, negate: bool) -> Check:
-    if bits == DUALE:
-        return (
-            (lambda g, c, ctx: g.forma(c) != DUALE)
-            if negate
-            else (lambda g, c, ctx: g.forma(c) == DUALE)
-        )
-    if negate:
-        return lambda g, c, ctx: not g.forma(c) & bits
-    return lambda g, c, ctx: bool(g.forma(c) & bits)
+class Check:
+    """One per-card test of a filter (its Forma, kind of Preghiera, state, a value, its
+    part in the clash under way): a small object rather than a closure, so the compiled
+    build calls it, and what it reads of the game, without a lookup (compiler.pxd)."""
+
+    __slots__ = ()
+
+    def test(self, g: Reader, c: int, ctx: Ctx) -> bool:
+        raise NotImplementedError
 
 
-def _stat_check(stat: int, original: bool, compare: CompareFn) -> Check:
-    return lambda g, c, ctx: compare(g, ctx, c, g.stat(c, stat, original))
+class FormaIs(Check):
+    """The card's current Forma has one of the bits (a Duale has both), or (`negate`)
+    none of them; for Duale itself: it is, or is not, Duale."""
+
+    __slots__ = ("bits", "negate")
+
+    def __init__(self, bits: int, negate: bool):
+        self.bits, self.negate = bits, negate
+
+    def test(self, g: Reader, c: int, ctx: Ctx) -> bool:
+        forma = g.forma(c)
+        if self.bits == DUALE:
+            return (forma == DUALE) != self.negate
+        return bool(forma & self.bits) != self.negate
+
+
+class PrayerIn(Check):
+    __slots__ = ("kinds",)
+
+    def __init__(self, kinds: frozenset[int]):
+        self.kinds = kinds
+
+    def test(self, g: Reader, c: int, ctx: Ctx) -> bool:
+        return g.info[c].prayer in self.kinds
+
+
+class CorruptIs(Check):
+    __slots__ = ("want",)
+
+    def __init__(self, want: bool):
+        self.want = want
+
+    def test(self, g: Reader, c: int, ctx: Ctx) -> bool:
+        return bool(g.corrupt[c]) == self.want
+
+
+class StasiIs(Check):
+    __slots__ = ("want",)
+
+    def __init__(self, want: bool):
+        self.want = want
+
+    def test(self, g: Reader, c: int, ctx: Ctx) -> bool:
+        return bool(g.stasi[c]) == self.want
+
+
+class StatIs(Check):
+    """The card's Occhio or Karma (current or original) compares as the filter says."""
+
+    __slots__ = ("compare", "original", "stat")
+
+    def __init__(self, stat: int, original: bool, compare: CompareFn):
+        self.stat, self.original, self.compare = stat, original, compare
+
+    def test(self, g: Reader, c: int, ctx: Ctx) -> bool:
+        return bool(self.compare(g, ctx, c, g.stat(c, self.stat, self.original)))
+
+
+class InClash(Check):
+    """The card takes part in the clash under way in this role, against a card that
+    matches `vs` (if given)."""
+
+    __slots__ = ("role", "vs")
+
+    def __init__(self, clash: vocab.Clash, comp: Compiler):
+        self.role = clash.role
+        self.vs = CFilter(clash.vs, comp) if clash.vs is not None else None
+
+    def test(self, g: Reader, c: int, ctx: Ctx) -> bool:
+        fight = g.fight
+        if fight is None:
+            return False
+        attacker, defender = fight
+        if c == attacker and self.role != "attacked":
+            other = defender
+        elif c == defender and self.role != "attacking":
+            other = attacker
+        else:
+            return False
+        return self.vs is None or self.vs.matches(g, other, ctx)
 
 
 def _checks(f: vocab.Filter, comp: Compiler) -> tuple[Check, ...]:
     checks: list[Check] = []
     if f.forma is not None:
-        checks.append(_forma_check(FORMA[f.forma], False))
+        checks.append(FormaIs(FORMA[f.forma], False))
     if f.forma_not is not None:
-        checks.append(_forma_check(FORMA[f.forma_not], True))
+        checks.append(FormaIs(FORMA[f.forma_not], True))
     if f.preghiera is not None:
-        kinds = frozenset(PRAYER[p] for p in f.preghiera)
-        checks.append(lambda g, c, ctx: g.info[c].prayer in kinds)
+        checks.append(PrayerIn(frozenset(PRAYER[p] for p in f.preghiera)))
     if f.state is not None:
-        want = f.state == "corrotta"
-        checks.append(lambda g, c, ctx: bool(g.corrupt[c]) == want)
+        checks.append(CorruptIs(f.state == "corrotta"))
     if f.stasi is not None:
-        stasi = f.stasi
-        checks.append(lambda g, c, ctx: bool(g.stasi[c]) == stasi)
+        checks.append(StasiIs(f.stasi))
     for name, stat, original in (
         ("occhio", OCC, False),
         ("karma", KAR, False),
@@ -234,30 +330,10 @@ def _checks(f: vocab.Filter, comp: Compiler) -> tuple[Check, ...]:
     ):
         compare = getattr(f, name)
         if compare is not None:
-            checks.append(_stat_check(stat, original, compile_compare(compare, comp)))
+            checks.append(StatIs(stat, original, compile_compare(compare, comp)))
     if f.clash is not None:
-        checks.append(_clash_check(f.clash, comp))
+        checks.append(InClash(f.clash, comp))
     return tuple(checks)
-
-
-def _clash_check(clash: vocab.Clash, comp: Compiler) -> Check:
-    role = clash.role
-    vs = CFilter(clash.vs, comp) if clash.vs is not None else None
-
-    def check(g: Any, c: int, ctx: Ctx) -> bool:
-        fight = g.fight
-        if fight is None:
-            return False
-        attacker, defender = fight
-        if c == attacker and role != "attacked":
-            other = defender
-        elif c == defender and role != "attacking":
-            other = attacker
-        else:
-            return False
-        return vs is None or vs.matches(g, other, ctx)
-
-    return check
 
 
 CompareFn = Callable[[Any, Ctx, int, int], bool]

@@ -37,6 +37,7 @@ from .compiler import (
     OCC,
     PRE,
     VUOTO,
+    Reader,
 )
 from .effects import Frame
 from .field import Field
@@ -178,7 +179,7 @@ class BlessGame(Turns):
 
     def clone(self) -> BlessGame:
         g = BlessGame.__new__(BlessGame)
-        for name in GameFields.__slots__:  # the scalars and the shared caches; lists below
+        for name in (*Reader.__slots__, *GameFields.__slots__):  # lists copied below
             setattr(g, name, getattr(self, name))
         g.zone = self.zone[:]
         g.piles = [p[:] for p in self.piles]

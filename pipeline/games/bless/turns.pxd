@@ -10,9 +10,10 @@ from .common cimport clash_eye
 cdef class Turns(Field):
     cpdef _final(self, p, how)
     cpdef _finish(self)
+    @cython.locals(out=list, table=list)
     cpdef _main_options(self)
-    @cython.locals(fx=dict)
-    cpdef _attacks(self, p)
+    @cython.locals(fx=dict, row=tuple, attacks=tuple)
+    cpdef _attacks(self, p, list table, list out)
     @cython.locals(info=CardInfo, fx=dict)
     cpdef _profile(self, c)
     cpdef _main(self, action)
@@ -24,5 +25,6 @@ cdef class Turns(Field):
     cpdef _settle(self, a, d, result)
 
 
+cpdef list actions_on(n)
 cpdef bint _reaches(dict fx, kind, c)
 cpdef bint _plain(dict fx, a, d)

@@ -141,29 +141,30 @@ class Turns(Field):
     def _main_options(self) -> tuple[Action, ...]:
         p, turn, piles, info = self.active, self.turn, self.piles, self.info
         acts = self.actions
-        out: list[Action] = [("end",)]
+        table = actions_on(len(info))
+        out: list[Action] = [END]
         hosts = None
         for c in piles[2 * HAND + p]:
             if acts > 0 or self.free(c, p, "maledizione"):
-                out.append(("cala", c, "maledizione"))
+                out.append(table[c][CALA_MAL])
             if info[c].prayer == LEGAME:
                 hosts = self._hosts(p) if hosts is None else hosts
                 if not hosts:
                     continue
             if acts > 0 or self.free(c, p, "preghiera"):
-                out.append(("cala", c, "preghiera"))
+                out.append(table[c][CALA_PRE])
         if acts > 0:
             for c in piles[2 * MAL + p]:
                 if self.stasi[c]:
-                    out.append(("stasi", c))
+                    out.append(table[c][STASI])
             for e in piles[2 * PRE + p]:
                 if info[e].prayer == ECO and self.invoked[e] != turn:
-                    out.append(("invoke", e))
-            out.extend(self._attacks(p))
+                    out.append(table[e][INVOKE])
+            self._attacks(p, table, out)
         return tuple(out)
 
-    def _attacks(self, p: int) -> list[Action]:
-        out: list[Action] = []
+    def _attacks(self, p: int, table: list[tuple[Any, ...]], out: list[Action]) -> None:
+        """Append the legal attacks of `p` to `out` (actions read from `table`)."""
         fx = self._fx or self._standing()
         turn, stasi, attacked = self.turn, self.stasi, self.attacked
         defenders = self.piles[2 * MAL + 1 - p]
@@ -175,12 +176,14 @@ class Turns(Field):
         for a in self.piles[2 * MAL + p]:
             if stasi[a] or attacked[a] == turn or (stop and self.flag("cannot_attack", a)):
                 continue
+            row = table[a]
             if not defenders or (not taunters and direct and self.flag("direct_attack", a)):
-                out.append(("direct", a))
+                out.append(row[DIRECT])
+            attacks = row[ATTACKS]
             if not self.corrupt[a]:
                 for d in targets:
                     if self.barrier[d] != turn and not (shields and self.shielded(d, a)):
-                        out.append(("attack", a, d))
+                        out.append(attacks[d])
                 continue
             if profiles is None:
                 profiles = {d: self._profile(d) for d in targets}
@@ -195,8 +198,7 @@ class Turns(Field):
                             continue
                     elif self._outcome(a, d, ())[0] != ATT:
                         continue
-                out.append(("attack", a, d))
-        return out
+                out.append(attacks[d])
 
     def _profile(self, c: int) -> tuple[int, bool, int, bool, bool, bool]:
         """What a clash needs of a card, read once per state: Occhio before the clash, whether
@@ -375,6 +377,26 @@ class Turns(Field):
         self._bless(a, p, karma_a, "offerta")
         if len(self.piles[2 * ALT + p]) >= self.altar_limit:
             self._final(p, "altare")
+
+
+END = ("end",)
+CALA_MAL, CALA_PRE, STASI, INVOKE, DIRECT, ATTACKS = range(6)
+_TABLES: dict[int, list[tuple[Any, ...]]] = {}
+
+
+def actions_on(n: int) -> list[tuple[Any, ...]]:
+    """The main phase's actions on each of `n` cards, made once: per card, calare it as a
+    Maledizione and as a Preghiera, end its Stasi, invoke it, attack directly with it, and
+    its attacks on every card. A decision's options are read from here rather than built
+    anew each time (a random game takes some 130 main-phase decisions)."""
+    table = _TABLES.get(n)
+    if table is None:
+        table = _TABLES[n] = []
+        for c in range(n):
+            attacks = tuple([("attack", c, d) for d in range(n)])
+            cala = (("cala", c, "maledizione"), ("cala", c, "preghiera"))
+            table.append((*cala, ("stasi", c), ("invoke", c), ("direct", c), attacks))
+    return table
 
 
 def _reaches(fx: dict[str, Any], kind: str, c: int) -> bool:

@@ -321,7 +321,7 @@ class Values(GameFields):
         if fight is None and c not in fx["touched"]:
             current, orig = STAT_KINDS[stat]
             broad = fx["broad"]
-            if current not in broad and orig not in broad:
+            if orig not in broad and (original or current not in broad):
                 return info.occhio if stat == OCC else info.karma
         if fight is not None:
             if fx["fight"]:
@@ -345,7 +345,7 @@ class Values(GameFields):
         printed = info.occhio if stat == OCC else info.karma
         name, name_original = STAT_KINDS[stat]
         fx = self._fx or self._standing()
-        if fight is None and name not in fx and name_original not in fx:
+        if fight is None and name_original not in fx and (original or name not in fx):
             return printed, False
         key = (c << 2) | (stat << 1) | original
         if key in self._busy:
@@ -398,6 +398,8 @@ class Values(GameFields):
 
     def forma(self, c: int) -> int:
         printed = self.info[c].forma
+        if "set_forma" not in (self._fx or self._standing()):  # the common case, read first
+            return printed
         direct, broad = self._entries("set_forma", c)
         if (not direct and not broad) or self.zone[c] >> 1 not in (MAL, PRE):
             return printed
@@ -465,10 +467,11 @@ class Values(GameFields):
 
     def free(self, c: int, p: int, into: str) -> bool:
         """Calare this card from `p`'s hand in this way costs no Action."""
-        direct, broad = self._entries("free_play", c)
-        for e in (*direct, *broad):
-            if e.step.into == into and e.applies(self, c):
-                return True
+        if "free_play" in (self._fx or self._standing()):
+            direct, broad = self._entries("free_play", c)
+            for e in (*direct, *broad):
+                if e.step.into == into and e.applies(self, c):
+                    return True
         ci = self.info[c]
         for ab in ci.mal.get("in_hand", ()):
             ctx = Ctx(p, c)

@@ -3,8 +3,8 @@
 Cards are read from the database as data; this module turns each card's abilities into
 small objects: filters made of per-card checks (objects the compiled build calls in C),
 values and conditions as plain Python closures, so the game evaluates them at the speed of
-ordinary code. Nothing here knows any card by its number: a
-designer who edits a card's data changes what the engine does.
+ordinary code. Nothing here knows any card by its number: a designer who edits a card's
+data changes what the engine does.
 
 Zones are small integers. Per-player zones are ``kind * 2 + player``; the two shared piles
 are ``MAZZO`` (0) and ``VUOTO`` (1). Cards are indices 0..61 (card number minus one).

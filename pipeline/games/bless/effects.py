@@ -4,7 +4,7 @@ resolution as an immutable Frame, so a game copies cheaply."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from .common import new_tuple
 from .compiler import (
@@ -15,6 +15,7 @@ from .compiler import (
     MAZZO,
     OMBRA,
     PRE,
+    VUOTO,
     CAbility,
     CSelector,
     CStep,
@@ -80,10 +81,6 @@ class Effects(Values):
     the game."""
 
     __slots__ = ()  # the fields are BlessGame's (GameFields)
-
-    if TYPE_CHECKING:  # the methods of the layers above (BlessGame's)
-
-        def __getattr__(self, name: str) -> Any: ...
 
     # -- resolving abilities -------------------------------------------------------------
 
@@ -350,6 +347,51 @@ class Effects(Values):
             else:
                 self._break(legame)
         return DONE
+
+    # -- the primitives the ops use: the next layer's (Field), declared here --------------
+    # (The compiled build calls the ones Field compiles through the C class, effects.pxd.
+    # A catch-all __getattr__ would have done for mypy, but Cython compiles one into a
+    # getattr slot, and then every method of the game called from Python costs a bound
+    # method.)
+
+    def _move(self, c: int, dest: int) -> None:
+        raise NotImplementedError
+
+    def _break(self, c: int, dest: int = VUOTO) -> None:
+        raise NotImplementedError
+
+    def _corrupt(self, c: int) -> None:
+        raise NotImplementedError
+
+    def _purify(self, c: int) -> None:
+        raise NotImplementedError
+
+    def _discard(self, c: int) -> None:
+        raise NotImplementedError
+
+    def _draw(self, p: int, n: int, log: str = "draw") -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def _shuffle(self, pile: int) -> None:
+        raise NotImplementedError
+
+    def _score(self, p: int, points: int, card: int) -> None:
+        raise NotImplementedError
+
+    def _bind(self, legame: int, host: int) -> None:
+        raise NotImplementedError
+
+    def _foreign_bond(self, m: int, p: int) -> bool:
+        raise NotImplementedError
+
+    def _leave(self, c: int, why: str) -> None:
+        raise NotImplementedError
+
+    def _take_control(self, c: int, p: int) -> None:
+        raise NotImplementedError
+
+    def _use_eco(self, e: int) -> None:
+        raise NotImplementedError
 
     _OPS: ClassVar[dict[str, Callable[..., int]]] = {
         "break": _op_break,

@@ -14,3 +14,4 @@ cdef class Field(Effects):
     cpdef _shuffle(self, pile)
     cpdef _score(self, p, points, card)
     cpdef _bless(self, c, p, karma, reason)
+    cpdef _final(self, p, how)  # Turns'

@@ -3,7 +3,7 @@ primitives every change of state goes through."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .common import (
     LIMIT_ECO,
@@ -28,10 +28,6 @@ class Field(Effects):
     limits and the primitives."""
 
     __slots__ = ()  # the fields are BlessGame's (GameFields)
-
-    if TYPE_CHECKING:  # the methods of the layers above (BlessGame's)
-
-        def __getattr__(self, name: str) -> Any: ...
 
     # -- cards entering and leaving the field ----------------------------------------------
 
@@ -297,6 +293,10 @@ class Field(Effects):
         self.scores[p] += points
         self.bonus[p] += points
         self._log("score", p, (points, card))
+
+    def _final(self, p: int, how: str) -> None:
+        """The Final Turns start (the next layer's, Turns; declared here, where it is used)."""
+        raise NotImplementedError
 
     def _bless(self, c: int, p: int, karma: int, reason: str) -> None:
         """The card Blessa: its controller scores its Karma (never below 0)."""

@@ -9,6 +9,7 @@ from .common cimport clash_eye
 
 cdef class Turns(Field):
     cpdef _final(self, p, how)
+    cpdef _run(self)  # BlessGame's
     cpdef _finish(self)
     @cython.locals(out=list, table=list)
     cpdef _main_options(self)

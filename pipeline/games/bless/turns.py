@@ -3,7 +3,7 @@ main phase and its legal actions, and the clash (clauses 6, 7, 10-12 of rules.md
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pipeline.engine.core import (
     Action,
@@ -38,10 +38,6 @@ class Turns(Field):
     main phase and the clash."""
 
     __slots__ = ()  # the fields are BlessGame's (GameFields)
-
-    if TYPE_CHECKING:  # the methods of the layers above (BlessGame's)
-
-        def __getattr__(self, name: str) -> Any: ...
 
     # -- setup, turns and the Mulligan ----------------------------------------------------
 
@@ -135,6 +131,10 @@ class Turns(Field):
         self.over = True
         self.pending = None
         self._log("end", -1, ((a, b), self.winner))
+
+    def _run(self) -> None:
+        """Run the game to its next decision (BlessGame's; declared here, where it is used)."""
+        raise NotImplementedError
 
     # -- the main phase -----------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ and filed by the card they name; values are memoised per state version."""
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .common import GameFields
 from .compiler import (
@@ -136,10 +136,6 @@ class Values(GameFields):
     the first layer of rules over the game's fields (see common.GameFields)."""
 
     __slots__ = ()  # the fields are BlessGame's (GameFields)
-
-    if TYPE_CHECKING:  # the methods of the layers above (BlessGame's)
-
-        def __getattr__(self, name: str) -> Any: ...
 
     # -- standing effects and the values they make ------------------------------------------
 

@@ -254,9 +254,9 @@ def render_faces(
     if missing:
         from weasyprint import HTML  # imported late: loading Pango is slow
 
-        from ..output import reproducible
+        from ..output import prepare_weasyprint
 
-        reproducible()
+        prepare_weasyprint()
         document = HTML(string=face_document(deck, missing)).render(font_config=_font_config())
         if len(document.pages) != len(missing):
             raise RuntimeError(

@@ -366,18 +366,19 @@ class Values(GameFields):
             return base + add, False
         sets: list[tuple[int, int]] = []
         always: list[tuple[int, int]] = []
-        for e in (*direct, *broad):
-            if not e.applies(self, c):
-                continue
-            st = e.step
-            if st.when is not None and not st.when.matches(self, c, e.ctx):
-                continue
-            if st.set is not None:
-                v = st.set(self, e.ctx, c)
-                if v is not None:
-                    (always if st.always else sets).append((e.ts, v))
-            else:
-                add += st.add(self, e.ctx, c) or 0
+        for part in (direct, broad):
+            for e in part:
+                if not e.applies(self, c):
+                    continue
+                st = e.step
+                if st.when is not None and not st.when.matches(self, c, e.ctx):
+                    continue
+                if st.set is not None:
+                    v = st.set(self, e.ctx, c)
+                    if v is not None:
+                        (always if st.always else sets).append((e.ts, v))
+                else:
+                    add += st.add(self, e.ctx, c) or 0
         if len(always) == 1:
             return always[0][1], True
         sets += always
@@ -405,9 +406,10 @@ class Values(GameFields):
         self._busy.add(key)
         try:
             best = None
-            for e in (*direct, *broad):
-                if (best is None or e.ts > best.ts) and e.applies(self, c):
-                    best = e
+            for part in (direct, broad):
+                for e in part:
+                    if (best is None or e.ts > best.ts) and e.applies(self, c):
+                        best = e
         finally:
             self._busy.discard(key)
         if best is None:
@@ -427,9 +429,10 @@ class Values(GameFields):
         if not direct and not broad:
             return False
         # loops, not any(): a method compiled as cpdef (values.pxd) may not hold a generator
-        for e in (*direct, *broad):  # noqa: SIM110
-            if e.step.keyword == keyword and e.applies(self, c):
-                return True
+        for part in (direct, broad):
+            for e in part:
+                if e.step.keyword == keyword and e.applies(self, c):
+                    return True
         return False
 
     def flag(self, kind: str, c: int) -> bool:
@@ -437,37 +440,41 @@ class Values(GameFields):
         if self.zone[c] >> 1 != MAL:
             return False
         direct, broad = self._entries(kind, c)
-        for e in (*direct, *broad):  # noqa: SIM110 (as in has)
-            if e.applies(self, c):
-                return True
+        for part in (direct, broad):
+            for e in part:
+                if e.applies(self, c):
+                    return True
         return False
 
     def shielded(self, defender: int, attacker: int) -> bool:
         """An effect says `defender` cannot be attacked (by this attacker)."""
         direct, broad = self._entries("cannot_be_attacked", defender)
-        for e in (*direct, *broad):
-            if e.applies(self, defender) and (
-                e.step.vs is None or e.step.vs.matches(self, attacker, e.ctx)
-            ):
-                return True
+        for part in (direct, broad):
+            for e in part:
+                if e.applies(self, defender) and (
+                    e.step.vs is None or e.step.vs.matches(self, attacker, e.ctx)
+                ):
+                    return True
         return False
 
     def wins_level(self, c: int, other: int) -> int:
         """2 for a «Vince sempre» that holds against `other`, 1 for a «Vince», else 0."""
         level = 0
         direct, broad = self._entries("wins", c)
-        for e in (*direct, *broad):
-            if e.applies(self, c) and e.step.vs.matches(self, other, e.ctx):
-                level = max(level, 2 if e.step.always else 1)
+        for part in (direct, broad):
+            for e in part:
+                if e.applies(self, c) and e.step.vs.matches(self, other, e.ctx):
+                    level = max(level, 2 if e.step.always else 1)
         return level
 
     def free(self, c: int, p: int, into: str) -> bool:
         """Calare this card from `p`'s hand in this way costs no Action."""
         if "free_play" in (self._fx or self._standing()):
             direct, broad = self._entries("free_play", c)
-            for e in (*direct, *broad):
-                if e.step.into == into and e.applies(self, c):
-                    return True
+            for part in (direct, broad):
+                for e in part:
+                    if e.step.into == into and e.applies(self, c):
+                        return True
         ci = self.info[c]
         for ab in ci.mal.get("in_hand", ()):
             ctx = Ctx(p, c)

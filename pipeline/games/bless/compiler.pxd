@@ -6,8 +6,8 @@ cimport cython
 cdef class Reader:
     cdef public object corrupt, fight, info, piles, stasi, zone
 
-    cpdef forma(self, c)
-    cpdef stat(self, c, stat, original=*)
+    cpdef forma(self, long c)
+    cpdef stat(self, long c, long stat, bint original=*)
 
 
 cdef class Ctx:

@@ -11,7 +11,7 @@ cdef class Effects(Values):
     cpdef _candidates(self, CStep st, CSelector sel, ctx)
     cpdef _lasting(self, f, st, ctx)
     # Field's primitives, declared here so that this layer calls them in C
-    cpdef _move(self, c, dest)
+    cpdef _move(self, long c, long dest)
     cpdef _break(self, c, dest=*)
     cpdef _corrupt(self, c)
     cpdef _purify(self, c)

@@ -5,7 +5,7 @@ from .effects cimport Effects
 cdef class Field(Effects):
     cpdef _hosts(self, p)
     cpdef _legami_on(self, m)
-    cpdef _move(self, c, dest)
+    cpdef _move(self, long c, long dest)
     cpdef _break(self, c, dest=*)
     cpdef _corrupt(self, c)
     cpdef _purify(self, c)

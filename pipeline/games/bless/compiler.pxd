@@ -43,6 +43,53 @@ cdef class CFilter:
     cpdef matches(self, Reader g, c, ctx)
 
 
+cdef class CSelector(CFilter):
+    cdef public object by
+    cdef public object by_original
+    cdef public object chooser
+    cdef public Value count
+    cdef public object key
+    cdef public object pick
+
+
+cdef class Value:
+    cpdef value(self, Reader g, Ctx ctx, it)
+
+
+cdef class Const(Value):
+    cdef public object n
+
+
+cdef class CountOf(Value):
+    cdef public CFilter flt
+    cdef public object times
+
+
+cdef class StatOfRef(Value):
+    cdef public object of, original, stat
+
+
+cdef class StatOfSelected(Value):
+    cdef public object key, original, stat
+    cdef public CSelector selector
+
+
+cdef class ExtremeOf(Value):
+    cdef public CFilter among
+    cdef public object highest, original, stat
+
+
+cdef class Diff(Value):
+    cdef public Value first, second
+
+
+cdef class Compare:
+    cdef public tuple tests
+
+    @cython.locals(expr=Value)
+    cpdef bint test(self, Reader g, Ctx ctx, it, value)
+
+
 cdef class FormaIs(Check):
     cdef public long bits
     cdef public bint negate
@@ -61,7 +108,8 @@ cdef class StasiIs(Check):
 
 
 cdef class StatIs(Check):
-    cdef public object compare, original, stat
+    cdef public Compare compare
+    cdef public object original, stat
 
 
 cdef class InClash(Check):
@@ -69,19 +117,10 @@ cdef class InClash(Check):
     cdef public CFilter vs
 
 
-cdef class CSelector(CFilter):
-    cdef public object by
-    cdef public object by_original
-    cdef public object chooser
-    cdef public object count
-    cdef public object key
-    cdef public object pick
-
-
 cdef class CStep:
-    cdef public object add
+    cdef public Value add
     cdef public object always
-    cdef public object amount
+    cdef public Value amount
     cdef public object by
     cdef public object duration
     cdef public object fight
@@ -93,7 +132,7 @@ cdef class CStep:
     cdef public object op
     cdef public object original
     cdef public object raw
-    cdef public object set
+    cdef public Value set
     cdef public object shuffle
     cdef public object stasi
     cdef public object target

@@ -1,8 +1,8 @@
 """Bless: the effect vocabulary (vocab.py) compiled into fast closures.
 
 Cards are read from the database as data; this module turns each card's abilities into
-small objects: filters made of per-card checks (objects the compiled build calls in C),
-values and conditions as plain Python closures, so the game evaluates them at the speed of
+small objects: filters made of per-card checks, and values, as objects the compiled build
+calls in C; conditions as plain Python closures. The game evaluates them at the speed of
 ordinary code. Nothing here knows any card by its number: a designer who edits a card's
 data changes what the engine does.
 
@@ -44,8 +44,6 @@ COMPARE = {
     "gt": operator.gt,
     "ge": operator.ge,
 }
-
-Expr = Callable[[Any, "Ctx", int], "int | None"]
 
 
 class Ctx:
@@ -279,11 +277,11 @@ class StatIs(Check):
 
     __slots__ = ("compare", "original", "stat")
 
-    def __init__(self, stat: int, original: bool, compare: CompareFn):
+    def __init__(self, stat: int, original: bool, compare: Compare):
         self.stat, self.original, self.compare = stat, original, compare
 
     def test(self, g: Reader, c: int, ctx: Ctx) -> bool:
-        return bool(self.compare(g, ctx, c, g.stat(c, self.stat, self.original)))
+        return self.compare.test(g, ctx, c, g.stat(c, self.stat, self.original))
 
 
 class InClash(Check):
@@ -330,75 +328,136 @@ def _checks(f: vocab.Filter, comp: Compiler) -> tuple[Check, ...]:
     ):
         compare = getattr(f, name)
         if compare is not None:
-            checks.append(StatIs(stat, original, compile_compare(compare, comp)))
+            checks.append(StatIs(stat, original, Compare(compare, comp)))
     if f.clash is not None:
         checks.append(InClash(f.clash, comp))
     return tuple(checks)
 
 
-CompareFn = Callable[[Any, Ctx, int, int], bool]
+class Value:
+    """A compiled number (vocab.Expr): a constant, a count of cards, a card's Occhio or
+    Karma, the highest or lowest among cards, a difference. Objects rather than closures,
+    as the checks are; `it` is the card the value is read for (-1: none)."""
+
+    __slots__ = ()
+
+    def value(self, g: Reader, ctx: Ctx, it: int) -> int | None:
+        raise NotImplementedError
 
 
-def compile_compare(c: vocab.Compare, comp: Compiler) -> CompareFn:
-    tests = [
-        (COMPARE[name], compile_expr(getattr(c, name), comp))
-        for name in COMPARE
-        if getattr(c, name) is not None
-    ]
+class Const(Value):
+    __slots__ = ("n",)
 
-    def compare(g: Any, ctx: Ctx, it: int, value: int) -> bool:
-        for test, expr in tests:
-            other = expr(g, ctx, it)
+    def __init__(self, n: int):
+        self.n = n
+
+    def value(self, g: Reader, ctx: Ctx, it: int) -> int | None:
+        return self.n
+
+
+class CountOf(Value):
+    __slots__ = ("flt", "times")
+
+    def __init__(self, flt: CFilter, times: int):
+        self.flt, self.times = flt, times
+
+    def value(self, g: Reader, ctx: Ctx, it: int) -> int | None:
+        return len(self.flt.cards(g, ctx)) * self.times
+
+
+class StatOfRef(Value):
+    """The value of the card a reference (this, host, it, target, cost) points to."""
+
+    __slots__ = ("of", "original", "stat")
+
+    def __init__(self, stat: int, original: bool, of: str):
+        self.stat, self.original, self.of = stat, original, of
+
+    def value(self, g: Reader, ctx: Ctx, it: int) -> int | None:
+        cards = ref_cards(ctx, self.of, it)
+        return g.stat(cards[0], self.stat, self.original) if cards else None
+
+
+class StatOfSelected(Value):
+    """The value of the card a selector picks (the one chosen, if it is chosen)."""
+
+    __slots__ = ("key", "original", "selector", "stat")
+
+    def __init__(self, stat: int, original: bool, selector: CSelector):
+        self.stat, self.original, self.selector = stat, original, selector
+        self.key = selector.key
+
+    def value(self, g: Reader, ctx: Ctx, it: int) -> int | None:
+        for k, card in ctx.chosen:
+            if k == self.key:
+                return g.stat(card, self.stat, self.original) if card >= 0 else None
+        cards = self.selector.cards(g, ctx)
+        return g.stat(cards[0], self.stat, self.original) if cards else None
+
+
+class ExtremeOf(Value):
+    __slots__ = ("among", "highest", "original", "stat")
+
+    def __init__(self, among: CFilter, highest: bool, stat: int, original: bool):
+        self.among, self.highest, self.stat, self.original = among, highest, stat, original
+
+    def value(self, g: Reader, ctx: Ctx, it: int) -> int | None:
+        values = [g.stat(c, self.stat, self.original) for c in self.among.cards(g, ctx)]
+        if not values:
+            return None
+        return max(values) if self.highest else min(values)
+
+
+class Diff(Value):
+    """The first value less the second, never below 0 (a missing value counts 0)."""
+
+    __slots__ = ("first", "second")
+
+    def __init__(self, first: Value, second: Value):
+        self.first, self.second = first, second
+
+    def value(self, g: Reader, ctx: Ctx, it: int) -> int | None:
+        a, b = self.first.value(g, ctx, it), self.second.value(g, ctx, it)
+        return max(0, (a or 0) - (b or 0))
+
+
+class Compare:
+    """A compiled vocab.Compare: each of its tests against a value (all must hold)."""
+
+    __slots__ = ("tests",)
+
+    def __init__(self, c: vocab.Compare, comp: Compiler):
+        self.tests = tuple(
+            (COMPARE[name], compile_expr(getattr(c, name), comp))
+            for name in COMPARE
+            if getattr(c, name) is not None
+        )
+
+    def test(self, g: Reader, ctx: Ctx, it: int, value: int) -> bool:
+        for test, expr in self.tests:
+            other = expr.value(g, ctx, it)
             if other is None or not test(value, other):
                 return False
         return True
 
-    return compare
 
-
-def compile_expr(e: Any, comp: Compiler) -> Expr:
+def compile_expr(e: Any, comp: Compiler) -> Value:
     if isinstance(e, int):
-        return lambda g, ctx, it: e
+        return Const(e)
     if isinstance(e, vocab.Count):
-        flt, times = CFilter(e.count, comp), e.times
-        return lambda g, ctx, it: len(flt.cards(g, ctx)) * times
+        return CountOf(CFilter(e.count, comp), e.times)
     if isinstance(e, vocab.StatOf):
-        return _compile_stat_of(e, comp)
+        stat = STAT[e.stat]
+        if isinstance(e.of, str):
+            return StatOfRef(stat, e.original, e.of)
+        selector = CSelector(e.of, comp)
+        if selector.pick == "chosen":
+            comp.nested.append(selector)
+        return StatOfSelected(stat, e.original, selector)
     if isinstance(e, vocab.Extreme):
-        among, pick = CFilter(e.among, comp), (max if e.max else min)
-        stat, original = STAT[str(e.max or e.min)], e.original
-
-        def extreme(g: Any, ctx: Ctx, it: int) -> int | None:
-            values = [g.stat(c, stat, original) for c in among.cards(g, ctx)]
-            return pick(values) if values else None
-
-        return extreme
-    first, second = (compile_expr(x, comp) for x in e.diff)
-    return lambda g, ctx, it: max(0, (first(g, ctx, it) or 0) - (second(g, ctx, it) or 0))
-
-
-def _compile_stat_of(e: vocab.StatOf, comp: Compiler) -> Expr:
-    stat, original, of = STAT[e.stat], e.original, e.of
-    if isinstance(of, str):
-
-        def stat_of_ref(g: Any, ctx: Ctx, it: int) -> int | None:
-            cards = ref_cards(ctx, of, it)
-            return g.stat(cards[0], stat, original) if cards else None
-
-        return stat_of_ref
-    selector = CSelector(of, comp)
-    if selector.pick == "chosen":
-        comp.nested.append(selector)
-    key = selector.key
-
-    def stat_of_selected(g: Any, ctx: Ctx, it: int) -> int | None:
-        for k, card in ctx.chosen:
-            if k == key:
-                return g.stat(card, stat, original) if card >= 0 else None
-        cards = selector.cards(g, ctx)
-        return g.stat(cards[0], stat, original) if cards else None
-
-    return stat_of_selected
+        stat = STAT[str(e.max or e.min)]
+        return ExtremeOf(CFilter(e.among, comp), bool(e.max), stat, e.original)
+    return Diff(compile_expr(e.diff[0], comp), compile_expr(e.diff[1], comp))
 
 
 Condition = Callable[[Any, Ctx], bool]
@@ -406,11 +465,11 @@ Condition = Callable[[Any, Ctx], bool]
 
 def compile_condition(c: Any, comp: Compiler) -> Condition:
     if isinstance(c, vocab.CompareCondition):
-        value, compare = compile_expr(c.compare, comp), compile_compare(c, comp)
+        value, compare = compile_expr(c.compare, comp), Compare(c, comp)
 
         def compared(g: Any, ctx: Ctx) -> bool:
-            v = value(g, ctx, -1)
-            return v is not None and compare(g, ctx, -1, v)
+            v = value.value(g, ctx, -1)
+            return v is not None and compare.test(g, ctx, -1, v)
 
         return compared
     if isinstance(c, vocab.Matches):
@@ -464,7 +523,7 @@ class CStep:
             target if target is None or isinstance(target, str) else CSelector(target, comp)
         )
         self.kind = op
-        # compiled closures (Expr) and filters (CFilter), as the step's op has them
+        # compiled values (Value) and filters (CFilter), as the step's op has them
         self.add: Any = None
         self.set: Any = None
         self.amount: Any = None

@@ -183,7 +183,7 @@ class Effects(Values):
     ) -> tuple[Frame, bool]:
         ctx = self._ctx(f)
         if f.need < 0:
-            f = _with(f, AT_NEED, max(0, sel.count(self, ctx, -1) or 0))
+            f = _with(f, AT_NEED, max(0, sel.count.value(self, ctx, -1) or 0))
         picks = f.picks if choice is None else (*f.picks, choice)
         cands = [c for c in self._candidates(st, sel, ctx) if c not in picks]
         pick, need = sel.pick, f.need - len(picks)
@@ -255,7 +255,7 @@ class Effects(Values):
         return DONE
 
     def _op_draw(self, f: Frame, st: CStep, ctx: Ctx) -> int:
-        self._draw(f.user, st.amount(self, ctx, -1) or 0)
+        self._draw(f.user, st.amount.value(self, ctx, -1) or 0)
         return DONE
 
     def _op_discard(self, f: Frame, st: CStep, ctx: Ctx) -> int:
@@ -272,12 +272,12 @@ class Effects(Values):
         return DONE
 
     def _op_score(self, f: Frame, st: CStep, ctx: Ctx) -> int:
-        self._score(f.user, st.amount(self, ctx, -1) or 0, f.ab.card)
+        self._score(f.user, st.amount.value(self, ctx, -1) or 0, f.ab.card)
         return DONE
 
     def _op_gain_action(self, f: Frame, st: CStep, ctx: Ctx) -> int:
         if f.user == self.active:
-            amount = st.amount(self, ctx, -1) or 0
+            amount = st.amount.value(self, ctx, -1) or 0
             self.actions += amount
             self._log("actions", f.user, (amount, f.ab.card))
         return DONE

@@ -33,7 +33,7 @@ cdef class Values(GameFields):
     cpdef _memo(self, long c, long stat, bint original)
     @cython.locals(info=CardInfo, fx=dict)
     cpdef _compute(self, long c, long stat, bint original, fight)
-    @cython.locals(e=Standing)
+    @cython.locals(e=Standing, st=CStep)
     cpdef _combine(self, c, base, kind, add)
     cpdef _rivalry(self, c, fight)
     @cython.locals(e=Standing)

@@ -374,11 +374,11 @@ class Values(GameFields):
                 if st.when is not None and not st.when.matches(self, c, e.ctx):
                     continue
                 if st.set is not None:
-                    v = st.set(self, e.ctx, c)
+                    v = st.set.value(self, e.ctx, c)
                     if v is not None:
                         (always if st.always else sets).append((e.ts, v))
                 else:
-                    add += st.add(self, e.ctx, c) or 0
+                    add += st.add.value(self, e.ctx, c) or 0
         if len(always) == 1:
             return always[0][1], True
         sets += always

@@ -1,4 +1,4 @@
-"""Bless: the effect vocabulary (vocab.py) compiled into fast closures.
+"""Bless: the effect vocabulary (vocab.py) compiled into small objects.
 
 Cards are read from the database as data; this module turns each card's abilities into
 small objects: filters made of per-card checks, and values, as objects the compiled build

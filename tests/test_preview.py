@@ -80,10 +80,15 @@ def test_the_page_follows_an_edit_and_shows_a_broken_file(
         "return [...document.images].filter(i => i.complete && i.naturalWidth > 0).length"
     )
     assert images > 0
+    driver.execute_script("window.sameDocument = true")  # type: ignore[attr-defined]
     edit(project / CARDS, "name: Spia", "name: Spia Segreta")
     started = time.monotonic()
     _wait(driver, lambda d: "Spia Segreta · fronte" in d.execute_script(CAPTIONS), 10)
-    assert time.monotonic() - started < 2.0  # no manual reload, within two seconds
+    # The page followed the edit by itself (no reload: the same document) and soon: it
+    # polls every 0.3 s and one face is laid out again, under a second on a quiet machine;
+    # 5 s leaves room for a CI machine whose two cores run the rest of the suite.
+    assert driver.execute_script("return window.sameDocument === true")  # type: ignore[attr-defined]
+    assert time.monotonic() - started < 5.0
     (project / CARDS).write_text("cards: [\n  - {number: 1\n", encoding="utf-8")
     alert = _wait(
         driver,

@@ -50,4 +50,5 @@ cdef class Values(GameFields):
     cpdef free(self, c, p, into)
 
 
+@cython.locals(by_card=dict, touched=set, broad=list, kinds=set)
 cpdef _file(dict fx, Standing e, set shared=*)

@@ -113,17 +113,22 @@ def _file(fx: dict[str, Any], e: Standing, shared: set[str] | None = None) -> No
     elif shared is not None and kind in shared:
         shared.discard(kind)
         slot = fx[kind] = (dict(slot[0]), slot[1][:])
+    # typed locals in values.pxd: the compiled build calls their methods in C
+    by_card: dict[int, list[Standing]] = slot[0]
+    touched: set[int] = fx["touched"]
     if e.targets is not None:
         named: tuple[int, ...] = e.targets
     else:
         target = e.step.target
         named = (e.ctx.this,) if target == "this" else (e.ctx.host,) if target == "host" else ()
         if not named:
-            slot[1].append(e)
-            fx["broad"].add(kind)
+            broad: list[Standing] = slot[1]
+            broad.append(e)
+            kinds: set[str] = fx["broad"]
+            kinds.add(kind)
     for c in named:
-        slot[0][c] = [*slot[0].get(c, NONE), e]
-        fx["touched"].add(c)
+        by_card[c] = [*by_card.get(c, NONE), e]
+        touched.add(c)
     if e.step.fight:
         fx["fight"] = True
         reached = fx["fight_on"]  # the cards whose clashes it reads; None: any card's

@@ -132,6 +132,7 @@ cdef class CStep:
     cdef public object op
     cdef public object original
     cdef public object raw
+    cdef public CSelector selector
     cdef public Value set
     cdef public object shuffle
     cdef public object stasi

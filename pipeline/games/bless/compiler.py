@@ -503,6 +503,7 @@ class CStep:
         "op",
         "original",
         "raw",
+        "selector",
         "set",
         "shuffle",
         "stasi",
@@ -568,6 +569,8 @@ class CStep:
         self.stasi = getattr(raw, "stasi", True)
         self.shuffle = getattr(raw, "shuffle", False)
         self.nested = tuple(comp.nested)
+        # the target when a selector (for the hot paths: typed in compiler.pxd)
+        self.selector = self.target if isinstance(self.target, CSelector) else None
         self.fight = any(
             isinstance(x, CFilter) and x.fighting for x in (self.when, self.target, self.vs)
         )

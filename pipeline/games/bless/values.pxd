@@ -23,7 +23,7 @@ cdef class Values(GameFields):
     cpdef _standing(self)
     cpdef _static_entries(self, c, p)
     cpdef _entries_of(self, key, abilities)
-    @cython.locals(ci=CardInfo, e=Standing, fx=dict)
+    @cython.locals(ci=CardInfo, e=Standing, fx=dict, c=long, p=long, h=long)
     cpdef _collect(self)
     @cython.locals(fx=dict, named=dict)
     cpdef _entries(self, kind, c)

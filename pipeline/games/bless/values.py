@@ -55,12 +55,13 @@ class Standing:
                 return False
         if self.targets is not None:
             return c in self.targets
+        selector = self.step.selector
+        if selector is not None:
+            return bool(selector.matches(g, c, self.ctx))
         target = self.step.target
         if target == "this":
             return c == self.ctx.this
-        if target == "host":
-            return c == self.ctx.host
-        return target is not None and target.matches(g, c, self.ctx)  # type: ignore[union-attr]
+        return target == "host" and c == self.ctx.host
 
     def without(self, card: int) -> Standing | None:
         """This lasting effect once `card` left the field (None: nothing left to affect)."""

@@ -1,10 +1,13 @@
 # Cython declarations for field.py (see common.pxd).
+cimport cython
+
 from .effects cimport Effects
 
 
 cdef class Field(Effects):
     cpdef _hosts(self, p)
     cpdef _legami_on(self, m)
+    @cython.locals(source=long, pile=list)
     cpdef _move(self, long c, long dest)
     cpdef _break(self, c, dest=*)
     cpdef _corrupt(self, c)

@@ -193,7 +193,11 @@ class Field(Effects):
 
     def _move(self, c: int, dest: int) -> None:
         source = self.zone[c]
-        self.piles[source].remove(c)
+        pile = self.piles[source]
+        if pile[-1] == c:  # the top card, as every draw takes: no scan of the pile
+            pile.pop()
+        else:
+            pile.remove(c)
         self.piles[dest].append(c)
         self.zone[c] = dest
         if MAL <= source >> 1 <= PRE:

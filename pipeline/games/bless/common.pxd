@@ -54,5 +54,9 @@ cdef class GameFields(Reader):
     cpdef _trigger(self, ab, user, this, host=*)
 
 
+# the Mulligan's options and its check, called in C by state.py (state.pxd cimports them)
+cpdef list subsets(tuple cards)
+cpdef bint is_subset(chosen, tuple cards)
+
 # the Occhio of a clash, called in C by turns.py (turns.pxd cimports it)
 cpdef long clash_eye(tuple mine, tuple theirs)

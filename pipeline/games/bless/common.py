@@ -114,10 +114,17 @@ def subsets(cards: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def is_subset(chosen: Any, cards: tuple[int, ...]) -> bool:
-    if not isinstance(chosen, tuple) or not set(chosen) <= set(cards):
+    """`chosen` is a tuple of cards of `cards`, each at most once, in the order of `cards`:
+    each is found after the one before it."""
+    if not isinstance(chosen, tuple):
         return False
-    positions = [cards.index(c) for c in chosen]
-    return positions == sorted(set(positions))
+    start = 0
+    for c in chosen:
+        try:
+            start = cards.index(c, start) + 1
+        except ValueError:
+            return False
+    return True
 
 
 class GameFields(Reader):

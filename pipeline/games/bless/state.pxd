@@ -1,5 +1,6 @@
 # Cython declarations for state.py (see common.pxd).
 from .turns cimport Turns
+from .common cimport is_subset, subsets
 
 
 cdef class BlessGame(Turns):

@@ -70,7 +70,7 @@ cdef class StatOfRef(Value):
 
 
 cdef class StatOfSelected(Value):
-    cdef public object key, original, stat
+    cdef public object original, stat
     cdef public CSelector selector
 
 

@@ -381,15 +381,15 @@ class StatOfRef(Value):
 class StatOfSelected(Value):
     """The value of the card a selector picks (the one chosen, if it is chosen)."""
 
-    __slots__ = ("key", "original", "selector", "stat")
+    __slots__ = ("original", "selector", "stat")
 
     def __init__(self, stat: int, original: bool, selector: CSelector):
         self.stat, self.original, self.selector = stat, original, selector
-        self.key = selector.key
 
     def value(self, g: Reader, ctx: Ctx, it: int) -> int | None:
+        key = self.selector.key
         for k, card in ctx.chosen:
-            if k == self.key:
+            if k == key:
                 return g.stat(card, self.stat, self.original) if card >= 0 else None
         cards = self.selector.cards(g, ctx)
         return g.stat(cards[0], self.stat, self.original) if cards else None

@@ -126,7 +126,7 @@ def example_names(project: Project, slug: str) -> list[str]:
 
 def load_scenario(path: Path, project: Project, slug: str) -> tuple[Scenario, YamlDoc]:
     """The scenario file, checked against the model; errors point at the file's line."""
-    doc = read_yaml(path, project.rel(path), slug)
+    doc = read_yaml(path, project.rel(path), slug, project.yaml_cache)
     try:
         return Scenario.model_validate(doc.data), doc
     except ValidationError as exc:

@@ -133,7 +133,7 @@ def load_game(project: Project, slug: str) -> LoadedGame:
 
 def _read(project: Project, loaded: LoadedGame, path: Path) -> YamlDoc | None:
     try:
-        doc = read_yaml(path, project.rel(path), game=loaded.slug)
+        doc = read_yaml(path, project.rel(path), loaded.slug, project.yaml_cache)
     except SourceError as exc:
         loaded.problems.append(exc.problem)
         return None

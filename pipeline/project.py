@@ -48,13 +48,19 @@ class Project:
 
     @property
     def cache_dir(self) -> Path:
-        """Where rendered faces and their images are kept, keyed by content hash.
+        """Where rendered faces, their images and parsed sources are kept, keyed by
+        content hash.
 
         $CARTIERA_CACHE lets several projects (clones, test copies) share one cache: an
         entry is named by the digest of everything that shapes it, so sharing cannot
         change a result, only skip work.
         """
         return env_dir(CACHE_ENV) or self.build_dir / "cache"
+
+    @property
+    def yaml_cache(self) -> Path:
+        """Where parsed source files are kept, by the digest of their text."""
+        return self.cache_dir / "yaml"
 
     @property
     def seeds_dir(self) -> Path | None:

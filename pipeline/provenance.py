@@ -225,7 +225,7 @@ def game_passages(project: Project, game: LoadedGame) -> list[Passage]:
             passages += yaml_passages(game.docs[name], items, fields)
     for example in sorted((project.games_dir / game.slug / "examples").glob("*.yaml")):
         try:
-            doc = read_yaml(example, project.rel(example), game=game.slug)
+            doc = read_yaml(example, project.rel(example), game.slug, project.yaml_cache)
         except SourceError:
             continue  # `cartiera example` and db build report a broken example
         passages += yaml_passages(doc, None, ("title", "description"))

@@ -82,7 +82,7 @@ def import_csv(
     _check_header(header, shown, loaded)
     _check_cells(header, rows, shown, loaded)
     cards_path = project.games_dir / slug / "cards.yaml"
-    doc = read_yaml(cards_path, project.rel(cards_path), game=slug)
+    doc = read_yaml(cards_path, project.rel(cards_path), slug, project.yaml_cache)
     changed = _apply(doc.tree, rows, loaded, shown)
     stream = io.StringIO()
     round_trip_yaml().dump(doc.tree, stream)

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import io
 import pickle
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import ruamel.yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+from .output import atomic_write
 from .problems import Problem, SourceError
 
 
@@ -63,24 +68,60 @@ _PARSED: dict[str, bytes] = {}
 _PARSED_MAX = 512
 
 
-def _parse(text: str) -> Any:
+def _parse(text: str, cache: Path | None = None) -> Any:
     """The round-trip tree of `text`. Parsing is most of the time it takes to read the
-    sources (a `db build` reads about a hundred files), and a process that runs several
-    commands (`cartiera build` validates then builds, `preview` reads again on every edit,
-    the tests) reads the same text again. The tree is kept pickled, so each caller gets
-    its own copy, with its lines, comments and quoting, to change and write back."""
+    sources (a `db build` reads about a hundred files, 1.8 s of parsing), and the same
+    text is read again and again: by a process that runs several commands (`cartiera
+    build` validates then builds, `preview` reads again on every edit), and by every
+    new process. So the tree is kept pickled, in this process and, when a `cache` folder
+    is given, on disk under the digest of the text and of the parser that read it (a
+    pickle loads about twenty times faster than the text parses). Each caller gets its
+    own copy, with its lines, comments and quoting, to change and write back."""
     pickled = _PARSED.get(text)
+    entry = cache / f"{_digest(text)}.pickle" if cache is not None else None
+    if pickled is None and entry is not None:
+        with contextlib.suppress(OSError):  # not there yet
+            pickled = entry.read_bytes()
     if pickled is not None:
-        return pickle.loads(pickled)
+        try:
+            tree = pickle.loads(pickled)
+        except Exception:  # an entry cut short or written by another version: parse again
+            pickled = None
+        else:
+            _remember(text, pickled)
+            return tree
     tree = round_trip_yaml().load(io.StringIO(text))
-    if len(_PARSED) >= _PARSED_MAX:
-        del _PARSED[next(iter(_PARSED))]
-    _PARSED[text] = pickle.dumps(tree)
+    pickled = pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)
+    _remember(text, pickled)
+    if entry is not None:
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+            atomic_write(entry, pickled)
     return tree
 
 
-def read_yaml(path: Path, display: str, game: str | None = None) -> YamlDoc:
-    """Parse one file; raise SourceError with file, line and column for bad input."""
+def _digest(text: str) -> str:
+    """The name of the disk entry of `text`: the text and everything that shapes its
+    tree (the parser's version and the pickle format of this Python)."""
+    salt = f"{_CACHE_FORMAT}|{ruamel.yaml.__version__}|{sys.version_info[:2]}|"
+    return hashlib.sha256((salt + text).encode("utf-8")).hexdigest()[:32]
+
+
+_CACHE_FORMAT = 1
+
+
+def _remember(text: str, pickled: bytes) -> None:
+    if text in _PARSED:
+        return
+    if len(_PARSED) >= _PARSED_MAX:
+        del _PARSED[next(iter(_PARSED))]
+    _PARSED[text] = pickled
+
+
+def read_yaml(
+    path: Path, display: str, game: str | None = None, cache: Path | None = None
+) -> YamlDoc:
+    """Parse one file; raise SourceError with file, line and column for bad input.
+    `cache` is a folder where parsed trees are kept by content (see _parse)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -110,7 +151,7 @@ def read_yaml(path: Path, display: str, game: str | None = None) -> YamlDoc:
             )
         ) from None
     try:
-        tree = _parse(text)
+        tree = _parse(text, cache)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = (exc.problem or exc.context or "invalid YAML").strip()

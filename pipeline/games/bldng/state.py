@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from pipeline.engine.core import TERMINAL, Chance, Event, IllegalAction, Outcome
+from pipeline.engine.core import TERMINAL, Chance, Event, IllegalAction, Outcome, seat_zones
 
 from .cards import BldngCards
 from .matching import match
@@ -463,10 +463,11 @@ class BldngState:
             "in-corso": list(self.resolving),
             "fuori": list(self.out),
         }
-        for p in range(self.num_players):
-            out[f"cantiere-{p + 1}"] = list(self.site[p])
-            out[f"progetto-{p + 1}"] = [self.project[p]]
-            out[f"tenuta-{p + 1}"] = [self.keep[p]] if self.keep[p] >= 0 else []
+        seats = seat_zones(self.num_players, "cantiere", "progetto", "tenuta")
+        for p, (site, project, kept) in enumerate(seats):
+            out[site] = list(self.site[p])
+            out[project] = [self.project[p]]
+            out[kept] = [self.keep[p]] if self.keep[p] >= 0 else []
         return out
 
     def clone(self) -> BldngState:

@@ -14,7 +14,15 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pipeline.engine.core import TERMINAL, Action, Chance, Event, IllegalAction, Outcome
+from pipeline.engine.core import (
+    TERMINAL,
+    Action,
+    Chance,
+    Event,
+    IllegalAction,
+    Outcome,
+    seat_zones,
+)
 
 from . import actions
 from .cards import BLITZ, BLOCCA, COLLECTION, PESCA, RAINBOW, Instances, collection_key, plan_keys
@@ -173,9 +181,9 @@ class BlitzState:
     def zones(self) -> dict[str, list[int]]:
         out = {"deck": self.deck[:], "discards": self.discards[:], "blitz": self.shown[:]}
         out["aside"] = self.aside[:]
-        for p in range(self.num_players):
-            out[f"hand-{p + 1}"] = self.hands[p][:]
-            out[f"table-{p + 1}"] = [c for _, cs in self.comp[p] for c in cs] + self.loose[p]
+        for p, (hand, table) in enumerate(seat_zones(self.num_players, "hand", "table")):
+            out[hand] = self.hands[p][:]
+            out[table] = [c for _, cs in self.comp[p] for c in cs] + self.loose[p]
         return out
 
     def observation(self, player: int) -> dict[str, Any]:

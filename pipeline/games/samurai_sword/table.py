@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, Self
 
-from pipeline.engine.core import TERMINAL, Action, Chance, Event, Outcome
+from pipeline.engine.core import TERMINAL, Action, Chance, Event, Outcome, seat_zones
 
 from .cards import TEAMS, TIE_RANK, Cards
 
@@ -324,11 +324,12 @@ class Table:
 
     def zones(self) -> dict[str, list[int]]:
         out = {"deck": list(self.deck), "discard": list(self.discard), "out": list(self.aside)}
-        for p in range(self.num_players):
-            out[f"hand-{p + 1}"] = list(self.hands[p])
-            out[f"front-{p + 1}"] = list(self.front[p])
-            out[f"role-{p + 1}"] = [self.role[p]]
-            out[f"character-{p + 1}"] = [self.char[p]]
+        seats = seat_zones(self.num_players, "hand", "front", "role", "character")
+        for p, (hand, front, role, char) in enumerate(seats):
+            out[hand] = list(self.hands[p])
+            out[front] = list(self.front[p])
+            out[role] = [self.role[p]]
+            out[char] = [self.char[p]]
         return out
 
     def clone(self) -> Self:

@@ -100,12 +100,13 @@ def test_the_page_follows_an_edit_and_shows_a_broken_file(
 
 
 def test_only_the_changed_faces_are_laid_out_again(project: Path, own_cache: None) -> None:
-    preview = Preview(open_project(project), "mazzo")
+    """On BLITZ, the deck with the fewest faces: the cache is empty at the start."""
+    preview = Preview(open_project(project), "blitz")
     preview.refresh()
     faces = {f["digest"] for f in preview.state()["faces"]}
     assert len(faces) > 10
     start = preview.rendered
-    edit(project / CARDS, "name: Spia", "name: Spia Segreta")
+    edit(project / "games/blitz/cards.yaml", "name: Fuoco", "name: Fuoco Vivo")
     preview.refresh()
     assert preview.rendered - start == 1  # the one front that changed
     assert preview.image(preview.state()["faces"][0]["digest"]) is not None

@@ -78,15 +78,15 @@ def _parse(text: str, cache: Path | None = None) -> Any:
     pickle loads about twenty times faster than the text parses). Each caller gets its
     own copy, with its lines, comments and quoting, to change and write back."""
     pickled = _PARSED.get(text)
-    entry = cache / f"{_digest(text)}.pickle" if cache is not None else None
-    if pickled is None and entry is not None:
-        with contextlib.suppress(OSError):  # not there yet
-            pickled = entry.read_bytes()
     if pickled is not None:
+        return pickle.loads(pickled)
+    entry = cache / f"{_digest(text)}.pickle" if cache is not None else None
+    if entry is not None:
         try:
+            pickled = entry.read_bytes()
             tree = pickle.loads(pickled)
-        except Exception:  # an entry cut short or written by another version: parse again
-            pickled = None
+        except Exception:  # not there yet, cut short, or written by another version
+            pass
         else:
             _remember(text, pickled)
             return tree
@@ -99,6 +99,9 @@ def _parse(text: str, cache: Path | None = None) -> Any:
     return tree
 
 
+_CACHE_FORMAT = 1
+
+
 def _digest(text: str) -> str:
     """The name of the disk entry of `text`: the text and everything that shapes its
     tree (the parser's version and the pickle format of this Python)."""
@@ -106,12 +109,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256((salt + text).encode("utf-8")).hexdigest()[:32]
 
 
-_CACHE_FORMAT = 1
-
-
 def _remember(text: str, pickled: bytes) -> None:
-    if text in _PARSED:
-        return
     if len(_PARSED) >= _PARSED_MAX:
         del _PARSED[next(iter(_PARSED))]
     _PARSED[text] = pickled

@@ -82,6 +82,7 @@ class Preview:
         from .catalog import read_game
         from .database import write_sqlite
         from .load import load_game
+        from .render.cache import render_cache
         from .render.deck import face_cache
         from .render.faces import deck_faces, render_faces
         from .render.images import Rasteriser
@@ -105,7 +106,7 @@ class Preview:
         before = {d for d in deck.faces if (cache / f"{d}.json").exists()}
         pages = render_faces(deck, cache)
         self.rendered += len(set(deck.faces) - before)
-        raster = Rasteriser(pages, self.project.cache_dir / "png")
+        raster = Rasteriser(pages, render_cache(self.project) / "png")
         size = deck.trim.grow(deck.bleed)
         images = {d: raster.ensure(d, PREVIEW_DPI, size) for d in deck.faces}
         raster.close()

@@ -14,7 +14,7 @@ from markupsafe import Markup
 from .catalog import AttributeInfo, CardInfo, DeckInfo, GameInfo, TermInfo, read_game
 from .database import open_engine
 from .markup import TermLinker, md_to_html
-from .output import FIXED_DATE, atomic_write, html_to_pdf
+from .output import FIXED_DATE, atomic_write
 from .project import Project
 from .render.layout import SheetLayout
 from .render.paper import BLEED_MM, CARD_SIZES, PAPERS, PRINTABLE_MM
@@ -206,6 +206,8 @@ def build_rulebook(
         game = read_game(engine, slug)
     html = rulebook_html(game, project.templates_dir, paper)
     target = out or project.build_dir / "rulebooks" / f"{slug}-regolamento-{paper}.pdf"
-    pdf = html_to_pdf(html, base_url=str(project.templates_dir / "rulebook"), variant="pdf/ua-1")
-    atomic_write(target, pdf)
+    from .render.cache import cached_pdf
+
+    base_url = str(project.templates_dir / "rulebook")
+    atomic_write(target, cached_pdf(project, html, base_url, variant="pdf/ua-1").read_bytes())
     return target

@@ -1,9 +1,11 @@
 """Shared fixtures: throwaway copies of the real project, the CLI run in-process, and the
 settings for documents that are not ours (seeds, reference tables).
 
-Speed: every temporary project renders into one session-wide face cache
-($CARTIERA_CACHE); its entries are named by content hash, so sharing it cannot change a
-result. `built` and `shared_project` copy one database built once per session.
+Speed: every temporary project renders into one face cache ($CARTIERA_CACHE), kept
+from run to run in build/test-cache/ (--fresh-cache: a new one for this run); its
+entries are named by content hash, and their folder by the renderers' versions and the
+installed fonts, so sharing it cannot change a result. `built` and `shared_project` copy
+one database built once per session.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +29,8 @@ from pipeline.cli import app
 from pipeline.project import CACHE_ENV, DB_FILE, REFERENCE_ENV, SEEDS_ENV, env_dir
 
 ROOT = Path(__file__).resolve().parents[1]
+TEST_CACHE = ROOT / "build" / "test-cache"  # the suite's render cache, kept between runs
+TEST_CACHE_DAYS = 14  # entries older than this are removed at the start of a run
 NOT_COMPILED = "the engine is not compiled here"  # the skip of tests/test_compiled.py
 GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
 # The site's Bilanciamento pages simulate every engine: a few games are enough to test them.
@@ -47,6 +52,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "when it is not set (what CI does)",
     )
     parser.addoption(
+        "--fresh-cache",
+        action="store_true",
+        help="render into a new, empty cache for this run instead of build/test-cache "
+        "(what the first run on a fresh clone does)",
+    )
+    parser.addoption(
         "--require-compiled",
         action="store_true",
         help="fail, instead of skipping, a test that needs the compiled engine modules when "
@@ -65,6 +76,28 @@ def pytest_configure(config: pytest.Config) -> None:
     for name, (folder, _) in SETTINGS.items():
         if folder is not None:
             os.environ[name] = str(folder)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # once per run: in the controller
+        prune(TEST_CACHE, TEST_CACHE_DAYS)
+
+
+def prune(folder: Path, days: float) -> None:
+    """Remove the files of a cache that were made more than `days` ago, and the folders
+    that leaves empty (a cache entry used again is made again: it only costs time)."""
+    if not folder.is_dir():
+        return
+    oldest = time.time() - days * 86400
+    for path in sorted(folder.rglob("*"), reverse=True):  # files before their folders
+        try:
+            if path.is_dir():
+                if not any(path.iterdir()):
+                    path.rmdir()
+            elif path.lstat().st_mtime < oldest:
+                path.unlink()
+        except OSError:
+            pass  # another run took it first
 
 
 def _needs(name: str) -> Path:
@@ -155,14 +188,25 @@ def postgres() -> Iterator[pgserver.Server]:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _session_face_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One content-addressed render cache for every project copy of the session (shared
-    by the pytest-xdist workers of one run: entries are written atomically)."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        folder = tmp_path_factory.getbasetemp().parent / "face-cache"
-        folder.mkdir(exist_ok=True)
-    else:
-        folder = tmp_path_factory.mktemp("cache")
+def _session_face_cache(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """One content-addressed render cache for every project copy of the session, shared
+    by the pytest-xdist workers and kept for the next run (entries are written
+    atomically, so runs at the same time only share work)."""
+    folder = TEST_CACHE
+    try:
+        if request.config.getoption("--fresh-cache"):
+            raise OSError("a fresh cache was asked for")
+        folder.mkdir(parents=True, exist_ok=True)
+        if not os.access(folder, os.W_OK):
+            raise OSError(f"{folder} is not writable")
+    except OSError:  # a read-only checkout, or --fresh-cache: this run's own folder
+        if os.environ.get("PYTEST_XDIST_WORKER"):
+            folder = tmp_path_factory.getbasetemp().parent / "face-cache"
+            folder.mkdir(exist_ok=True)
+        else:
+            folder = tmp_path_factory.mktemp("cache")
     old = os.environ.get(CACHE_ENV)
     os.environ[CACHE_ENV] = str(folder)
     yield folder

@@ -13,7 +13,7 @@ import pytest
 from conftest import invoke
 
 from pipeline.project import open_project
-from pipeline.render.deck import load_faces
+from pipeline.render.deck import face_cache, load_faces
 from pipeline.render.layout import SheetLayout, fold_layouts
 from pipeline.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
 
@@ -170,7 +170,7 @@ def test_faces_preview_uses_the_cache(built: Path, own_cache: None, tmp_path: Pa
     BLITZ, the deck with the fewest faces: the cache is empty at the start)."""
     first, second = tmp_path / "a.pdf", tmp_path / "b.pdf"
     assert invoke(built, "faces", "blitz", "--out", str(first)).exit_code == 0
-    cache = built / "build/cache/faces"
+    cache = face_cache(open_project(built))
     stamps = {p.name: p.stat().st_mtime_ns for p in cache.glob("*.pdf")}
     assert stamps
     assert invoke(built, "faces", "blitz", "--guides", "--out", str(second)).exit_code == 0

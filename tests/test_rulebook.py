@@ -14,6 +14,8 @@ from conftest import GAMES, edit, invoke
 from pypdf import PdfReader
 from pypdf.generic import DictionaryObject
 
+from pipeline.project import CACHE_ENV
+
 MM = 72 / 25.4
 
 
@@ -178,9 +180,14 @@ def test_paper_sizes(rulebooks, shared_project: Path, tmp_path: Path) -> None:
     assert (round(a4.width / MM), round(a4.height / MM)) == (210, 297)
 
 
-def test_same_database_same_bytes(rulebooks, shared_project: Path, tmp_path: Path) -> None:
+def test_same_database_same_bytes(
+    rulebooks, shared_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rendered again from nothing (an empty render cache), not read from the cache."""
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "empty-cache"))
     again = tmp_path / "again.pdf"
     assert invoke(shared_project, "rulebook", "mazzo", "--out", str(again)).exit_code == 0
+    assert any((tmp_path / "empty-cache").rglob("*.pdf"))
     assert again.read_bytes() == rulebooks["mazzo"].read_bytes()
 
 

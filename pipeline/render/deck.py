@@ -6,7 +6,6 @@ composition, so a face drawn nine times is still rendered and stored once.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -18,12 +17,13 @@ from PIL import ImageStat
 
 from ..catalog import GameInfo, read_game
 from ..database import open_engine
-from ..output import atomic_write, html_to_pdf
+from ..output import atomic_write
 from ..problems import Problem, SourceError
 from ..project import Project
 from ..rulebook import STATUS_LABELS
 from ..settings import site_url
 from ..templating import environment
+from .cache import cached_pdf, render_cache
 from .faces import DeckFaces, FacePage, Ink, deck_faces, render_faces
 from .layout import Axis, Duplex, Mark, Rect, SheetLayout, fold_layouts
 from .paper import BLEED_MM, PAPERS, PRINTABLE_MM, PT_PER_MM, SAFE_MM, Size
@@ -69,7 +69,7 @@ class DeckResult:
 
 
 def face_cache(project: Project) -> Path:
-    return project.cache_dir / "faces"
+    return render_cache(project) / "faces"
 
 
 def load_faces(
@@ -122,7 +122,7 @@ def build_deck(
     )
     notes = _size_check(faces, paths) if faces.design is not None else []
     title = f"{faces.game.name} — mazzo da stampare"
-    imposer = Imposer(title, paths, project.cache_dir / "fonts")
+    imposer = Imposer(title, paths, render_cache(project) / "fonts")
     result = DeckResult(Path(), notes=notes)
     if options.layout in ("sheets", "fold"):
         plan = plan_sheets(faces.trim, options)
@@ -443,15 +443,7 @@ def _instructions(
         card_label=f"{_mm(card.width)} × {_mm(card.height)} mm",
         status_label=STATUS_LABELS.get(game.status, game.status),
     )
-    imposer.append_page(_cached_page(project, html))
-
-
-def _cached_page(project: Project, html: str) -> Path:
-    digest = hashlib.sha256(html.encode()).hexdigest()[:24]
-    path = project.cache_dir / "pages" / f"{digest}.pdf"
-    if not path.exists():
-        atomic_write(path, html_to_pdf(html, base_url=str(project.templates_dir)))
-    return path
+    imposer.append_page(cached_pdf(project, html, str(project.templates_dir)))
 
 
 def _blank_page(project: Project, paper: Size) -> Path:
@@ -462,7 +454,7 @@ def _blank_page(project: Project, paper: Size) -> Path:
         f"@page {{ size: {paper.width}mm {paper.height}mm; margin: 0; }}"
         "</style></head><body></body></html>"
     )
-    return _cached_page(project, html)
+    return cached_pdf(project, html, str(project.templates_dir))
 
 
 def _labels(
@@ -496,7 +488,7 @@ def _labels(
         "white-space: nowrap; }"
         "</style></head><body>" + "".join(pages) + "</body></html>"
     )
-    path = _cached_page(project, html)
+    path = cached_pdf(project, html, str(project.templates_dir))
     index = {entry: i for i, entry in enumerate(entries)}
     return lambda number, side: (path, index[(number, side)])
 
@@ -545,7 +537,7 @@ def build_preview(project: Project, slug: str, out: Path, guides: bool = False) 
     faces = load_faces(project, slug, BLEED_MM)
     digests = list(faces.faces)
     paths = render_faces(faces, face_cache(project), digests)
-    imposer = Imposer(f"{faces.game.name} — facce", paths, project.cache_dir / "fonts")
+    imposer = Imposer(f"{faces.game.name} — facce", paths, render_cache(project) / "fonts")
     page = faces.page
     full = Rect(0, 0, page.width, page.height)
     overlay = _guides(faces) if guides else b""

@@ -20,6 +20,7 @@ from PIL import Image
 from ..output import atomic_write
 from ..problems import Problem, SourceError
 from ..project import Project
+from .cache import render_cache
 from .deck import face_cache, load_faces, print_run
 from .faces import DeckFaces, FacePage, render_faces
 from .paper import BLEED_MM, IMAGE_PRESETS, MM_PER_INCH, TTS_MAX_GRID, TTS_MAX_PX, Size
@@ -142,7 +143,7 @@ def _faces_to_png(
     project: Project, faces: DeckFaces, folder: Path, dpi: int, crop: float, note: str | None
 ) -> ImagesResult:
     """One PNG per distinct face, named after the cards, plus a manifest."""
-    rasteriser = Rasteriser(render_faces(faces, face_cache(project)), project.cache_dir / "png")
+    rasteriser = Rasteriser(render_faces(faces, face_cache(project)), render_cache(project) / "png")
     names: dict[str, str] = {}
     for card in faces.game.cards:
         names.setdefault(faces.fronts[card.code], f"{card.number:03d}-{card.code}-fronte.png")
@@ -203,7 +204,7 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
     tts.json says each sheet's grid, card count and cards."""
     faces = load_faces(project, slug, BLEED_MM)
     run = print_run(faces, None)
-    rasteriser = Rasteriser(render_faces(faces, face_cache(project)), project.cache_dir / "png")
+    rasteriser = Rasteriser(render_faces(faces, face_cache(project)), render_cache(project) / "png")
     cols, max_rows = TTS_MAX_GRID
     card_w = TTS_MAX_PX // cols
     card_h = math.floor(card_w * faces.trim.height / faces.trim.width)

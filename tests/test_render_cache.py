@@ -1,0 +1,87 @@
+"""The render cache: entries named by content, folders named by what renders them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import prune
+
+from pipeline.project import CACHE_ENV, open_project
+from pipeline.render import cache, fonts
+from pipeline.render.cache import cached_pdf, render_cache, renderer_tag
+
+HTML = '<!DOCTYPE html><html lang="it"><body><p>{}</p></body></html>'
+
+
+@pytest.fixture
+def fresh_tag() -> Iterator[None]:
+    """renderer_tag is cached per process: forget it before and after the test."""
+    renderer_tag.cache_clear()
+    yield
+    renderer_tag.cache_clear()
+
+
+@pytest.mark.usefixtures("fresh_tag")
+def test_a_font_or_a_renderer_changed_is_another_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    font = tmp_path / "Prova-Regular.ttf"
+    shutil.copy(next(iter(fonts.installed_fonts().values())), font)
+    monkeypatch.setattr(fonts, "installed_fonts", lambda: {"Prova-Regular": font})
+    first = renderer_tag()
+    renderer_tag.cache_clear()
+    assert renderer_tag() == first  # the same environment, the same folder
+    os.utime(font, ns=(font.stat().st_atime_ns, font.stat().st_mtime_ns + 10**9))
+    renderer_tag.cache_clear()
+    second = renderer_tag()
+    assert second != first  # the font file was replaced
+    import importlib.metadata
+
+    real = importlib.metadata.version
+    monkeypatch.setattr(
+        importlib.metadata, "version", lambda name: "0.0" if name == "weasyprint" else real(name)
+    )
+    renderer_tag.cache_clear()
+    assert renderer_tag() not in (first, second)  # another WeasyPrint
+
+
+def test_a_document_renders_once_and_names_only_its_content(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))
+    proj = open_project(project)
+    assert render_cache(proj) == tmp_path / "cache" / f"render-{renderer_tag()}"
+    rendered: list[str] = []
+    real = cache.html_to_pdf
+
+    def counting(html: str, base_url: str, variant: str | None = None) -> bytes:
+        rendered.append(html)
+        return real(html, base_url, variant)
+
+    monkeypatch.setattr(cache, "html_to_pdf", counting)
+    first = cached_pdf(proj, HTML.format("Uno"), str(project))
+    again = cached_pdf(proj, HTML.format("Uno"), str(project))
+    assert again == first and len(rendered) == 1
+    assert first.read_bytes().startswith(b"%PDF-")
+    other = cached_pdf(proj, HTML.format("Due"), str(project))
+    assert other != first and len(rendered) == 2
+    tagged = cached_pdf(proj, HTML.format("Uno"), str(project), variant="pdf/ua-1")
+    assert tagged not in (first, other) and len(rendered) == 3
+
+
+def test_the_suites_cache_loses_only_old_entries(tmp_path: Path) -> None:
+    old, new = tmp_path / "render-x/faces/old.pdf", tmp_path / "yaml/new.pickle"
+    for path in (old, new):
+        path.parent.mkdir(parents=True)
+        path.write_bytes(b"x")
+    long_ago = time.time() - 20 * 86400
+    os.utime(old, (long_ago, long_ago))
+    prune(tmp_path, days=14)
+    assert new.exists() and not old.exists()
+    assert not (tmp_path / "render-x").exists()  # the folders it left empty too
+    prune(tmp_path / "absent", days=14)  # no cache yet: nothing to do

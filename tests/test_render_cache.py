@@ -72,6 +72,9 @@ def test_a_document_renders_once_and_names_only_its_content(
     assert other != first and len(rendered) == 2
     tagged = cached_pdf(proj, HTML.format("Uno"), str(project), variant="pdf/ua-1")
     assert tagged not in (first, other) and len(rendered) == 3
+    copy = open_project(shutil.copytree(project, tmp_path / "copy"))  # a clone's copy
+    assert cached_pdf(copy, HTML.format("Uno"), str(copy.root)) == first
+    assert len(rendered) == 3
 
 
 def test_the_suites_cache_loses_only_old_entries(tmp_path: Path) -> None:

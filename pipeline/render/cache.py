@@ -51,8 +51,11 @@ def render_cache(project: Project) -> Path:
 def cached_pdf(project: Project, html: str, base_url: str, variant: str | None = None) -> Path:
     """The cached `html_to_pdf` of a document, rendered only if it is not there yet.
 
-    Only for documents that name no other file: their HTML is all that shapes the PDF."""
-    key = hashlib.sha256(f"{base_url}|{variant}|{html}".encode()).hexdigest()[:32]
+    Only for documents that name no other file: their HTML is all that shapes the PDF,
+    so the key holds `base_url` as the project names it, and a copy of the project (a
+    clone, a test's) finds what the original rendered."""
+    where = project.rel(Path(base_url))
+    key = hashlib.sha256(f"{where}|{variant}|{html}".encode()).hexdigest()[:32]
     path = render_cache(project) / "pdf" / f"{key}.pdf"
     if not path.exists():
         atomic_write(path, html_to_pdf(html, base_url=base_url, variant=variant))

@@ -14,6 +14,8 @@ import functools
 import http.server
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -374,12 +376,41 @@ def shared_project(tmp_path_factory: pytest.TempPathFactory, _built_once: Path) 
     return dest
 
 
+@dataclass(frozen=True)
+class SiteBuild:
+    path: Path
+    network_cut: str | None  # None: built with no network; else why it could not be cut
+
+
+def _cut_network() -> str | None:
+    """None when this machine can run a process without a network; else why not."""
+    if shutil.which("unshare") is None:
+        return "unshare (util-linux) is needed to cut the network"
+    if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
+        return "this sandbox does not allow network namespaces"
+    return None
+
+
 @pytest.fixture(scope="session")
-def session_site(shared_project: Path) -> Path:
+def session_site_build(shared_project: Path) -> SiteBuild:
+    """The rules site of `shared_project`, built once per session by `cartiera site` in a
+    process cut off from the network (unshare -n) where the machine allows it: the one
+    build both serves the site tests and proves the build needs no network."""
+    why = _cut_network()
+    if why is None:
+        command = [sys.executable, "-m", "pipeline", "--project", str(shared_project), "site"]
+        result = subprocess.run(["unshare", "-n", *command], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+    else:
+        run = invoke(shared_project, "site")
+        assert run.exit_code == 0, run.output
+    return SiteBuild(shared_project / "build" / "site", why)
+
+
+@pytest.fixture(scope="session")
+def session_site(session_site_build: SiteBuild) -> Path:
     """The rules site of `shared_project`, built once per session (`cartiera site`)."""
-    run = invoke(shared_project, "site")
-    assert run.exit_code == 0, run.output
-    return shared_project / "build" / "site"
+    return session_site_build.path
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ from .database import open_engine
 from .markup import TermLinker, md_to_html
 from .output import FIXED_DATE, atomic_write
 from .project import Project
+from .render.cache import cached_pdf
 from .render.layout import SheetLayout
 from .render.paper import BLEED_MM, CARD_SIZES, PAPERS, PRINTABLE_MM
 from .templating import environment
@@ -206,8 +207,6 @@ def build_rulebook(
         game = read_game(engine, slug)
     html = rulebook_html(game, project.templates_dir, paper)
     target = out or project.build_dir / "rulebooks" / f"{slug}-regolamento-{paper}.pdf"
-    from .render.cache import cached_pdf
-
     base_url = str(project.templates_dir / "rulebook")
     atomic_write(target, cached_pdf(project, html, base_url, variant="pdf/ua-1").read_bytes())
     return target

@@ -196,14 +196,8 @@ def _session_face_cache(
     """One content-addressed render cache for every project copy of the session, shared
     by the pytest-xdist workers and kept for the next run (entries are written
     atomically, so runs at the same time only share work)."""
-    folder = TEST_CACHE
-    try:
-        if request.config.getoption("--fresh-cache"):
-            raise OSError("a fresh cache was asked for")
-        folder.mkdir(parents=True, exist_ok=True)
-        if not os.access(folder, os.W_OK):
-            raise OSError(f"{folder} is not writable")
-    except OSError:  # a read-only checkout, or --fresh-cache: this run's own folder
+    folder = None if request.config.getoption("--fresh-cache") else _writable(TEST_CACHE)
+    if folder is None:  # --fresh-cache, or a read-only checkout: this run's own folder
         if os.environ.get("PYTEST_XDIST_WORKER"):
             folder = tmp_path_factory.getbasetemp().parent / "face-cache"
             folder.mkdir(exist_ok=True)
@@ -216,6 +210,14 @@ def _session_face_cache(
         del os.environ[CACHE_ENV]
     else:
         os.environ[CACHE_ENV] = old
+
+
+def _writable(folder: Path) -> Path | None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder if os.access(folder, os.W_OK) else None
 
 
 @pytest.fixture
@@ -382,10 +384,13 @@ class SiteBuild:
     network_cut: str | None  # None: built with no network; else why it could not be cut
 
 
+NO_UNSHARE = "unshare (util-linux) is needed to cut the network"
+
+
 def _cut_network() -> str | None:
     """None when this machine can run a process without a network; else why not."""
     if shutil.which("unshare") is None:
-        return "unshare (util-linux) is needed to cut the network"
+        return NO_UNSHARE
     if subprocess.run(["unshare", "-n", "true"], capture_output=True).returncode != 0:
         return "this sandbox does not allow network namespaces"
     return None

@@ -9,6 +9,7 @@ SourceError line that never shows the password.
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,8 +34,8 @@ def shown(url: str) -> str:
     """The URL as it may be printed: the password masked."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return url
+    except (ArgumentError, ValueError):  # unparseable (e.g. a port that is not a number)
+        return re.sub(r"(://[^:/@]*:)[^@/]*@", r"\1***@", url)
 
 
 @contextlib.contextmanager
@@ -86,7 +87,11 @@ def _connection_problem(where: str, detail: str) -> Problem:
 def open_database(url: str, check: bool = True, **options: Any) -> Engine:
     """An engine on `url`; with `check`, connect once now so a bad URL fails here, cleanly."""
     with clear_errors(url):
-        engine = create_engine(engine_url(url), **options)
+        try:
+            parsed = make_url(engine_url(url))
+        except ValueError as exc:  # make_url's own check (a port that is not a number)
+            raise ArgumentError(str(exc)) from None
+        engine = create_engine(parsed, **options)
         if check:
             with engine.connect():
                 pass

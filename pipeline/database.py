@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from sqlalchemy import Engine, inspect, text
+from sqlalchemy.exc import DatabaseError
 from sqlmodel import Session, SQLModel, create_engine
 
 from . import gamespec, models, rules
@@ -402,12 +403,15 @@ def is_current(
             write_sqlite(fresh, games, project, stages)
             new = neutral_dump(create_engine(f"sqlite:///{fresh}"))
         server = open_database(project.db_url)
+        where = shown(project.db_url)
         try:
             with clear_errors(project.db_url):
+                problem = schema_problem(server, where)
+                if problem is not None:
+                    return False, problem.message
                 old = neutral_dump(server)
         finally:
             server.dispose()
-        where = shown(project.db_url)
         if old == new:
             return True, f"{where} is current"
         return False, f"{where} is stale ({len(set(old) ^ set(new))} rows differ)"
@@ -450,6 +454,55 @@ def open_engine(project: Project) -> Iterator[Engine]:
         url = f"sqlite:///file:{path}?mode=ro&uri=true"
     engine = open_database(url, check=path is None)
     try:
+        where = project.rel(path) if path is not None else shown(project.db_url)
+        with clear_errors(project.db_url):
+            problem = schema_problem(engine, where)
+        if problem is not None:
+            raise SourceError(problem)
         yield engine
     finally:
         engine.dispose()
+
+
+REBUILD = "run `cartiera db build`"
+
+
+def schema_problem(engine: Engine, where: str) -> Problem | None:
+    """Why the database at `engine` cannot be read as Cartiera's, or None when it can.
+
+    Checked once on opening, so a damaged file, another program's database, an empty
+    server database or one written by an older Cartiera is one line naming the cause,
+    not an SQL error halfway through a command."""
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name == "sqlite":
+                verdict = conn.exec_driver_sql("PRAGMA quick_check").scalar()
+                if verdict != "ok":
+                    return Problem("error", f"{where} is damaged ({verdict})", hint=REBUILD)
+            found = inspect(conn)
+            tables = set(found.get_table_names())
+            ours = SQLModel.metadata.tables
+            if not tables & set(ours):
+                what = "is empty" if not tables else "is not a Cartiera database"
+                return Problem("error", f"{where} {what} (no table game)", hint=REBUILD)
+            for name, table in ours.items():
+                if name not in tables:
+                    return _older(where, f"no table {name}")
+                columns = {c["name"] for c in found.get_columns(name)}
+                missing = sorted(c.name for c in table.columns if c.name not in columns)
+                if missing:
+                    return _older(where, f"table {name} has no column {missing[0]}")
+            views = set(found.get_view_names())
+            for slug in conn.execute(text("SELECT slug FROM game ORDER BY slug")).scalars():
+                if gamespec.view_name(slug) not in views:
+                    return _older(where, f"no view {gamespec.view_name(slug)} for {slug}")
+    except DatabaseError as exc:
+        detail = str(exc.orig).splitlines()[0] if exc.orig else str(exc)
+        return Problem("error", f"{where} is damaged ({detail})", hint=REBUILD)
+    return None
+
+
+def _older(where: str, detail: str) -> Problem:
+    return Problem(
+        "error", f"{where} does not have the tables of this Cartiera ({detail})", hint=REBUILD
+    )

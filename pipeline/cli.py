@@ -92,8 +92,39 @@ def fails_cleanly(func: F) -> F:
             where = f"{exc.filename}: " if exc.filename else ""
             typer.echo(f"{where}error: {exc.strerror or exc}", err=True)
             raise typer.Exit(1) from None
+        except Exception as exc:
+            if not _database_failure(exc):
+                raise
+            # Opening checks the database (database.schema_problem); this is the file
+            # changing or breaking under a running command.
+            typer.echo(f"cartiera: error: the database failed: {_first_line(exc)}", err=True)
+            raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _database_failure(exc: Exception) -> bool:
+    import sqlite3
+
+    from sqlalchemy.exc import DatabaseError
+
+    return isinstance(exc, (DatabaseError, sqlite3.DatabaseError))
+
+
+def _first_line(exc: Exception) -> str:
+    detail = getattr(exc, "orig", None) or exc
+    return (str(detail).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _out_in_existing_folder(value: Path | None) -> Path | None:
+    """--out names a file or folder inside a folder that exists: a mistyped path makes no
+    folders where nobody will look for the output."""
+    if value is not None and not value.parent.exists():
+        raise typer.BadParameter(
+            f"the folder {value.parent} does not exist (fix: create it first, e.g. "
+            f"mkdir -p {value.parent}, or correct the path)"
+        )
+    return value
 
 
 def _project(ctx: typer.Context) -> Project:
@@ -334,7 +365,11 @@ def export_cmd(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="File to write. Default: standard output.", dir_okay=False
+            "--out",
+            "-o",
+            help="File to write. Default: standard output.",
+            dir_okay=False,
+            callback=_out_in_existing_folder,
         ),
     ] = None,
     delimiter: DelimiterOption = None,
@@ -478,6 +513,7 @@ def rulebook_cmd(
             "-o",
             help="PDF to write. Default: build/rulebooks/GAME-regolamento-PAPER.pdf.",
             dir_okay=False,
+            callback=_out_in_existing_folder,
         ),
     ] = None,
 ) -> None:
@@ -498,7 +534,11 @@ def faces_cmd(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="PDF to write. Default: build/faces/GAME-facce.pdf.", dir_okay=False
+            "--out",
+            "-o",
+            help="PDF to write. Default: build/faces/GAME-facce.pdf.",
+            dir_okay=False,
+            callback=_out_in_existing_folder,
         ),
     ] = None,
     guides: Annotated[
@@ -638,7 +678,13 @@ def deck_cmd(
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="PDF to write. Default: build/decks/….", dir_okay=False),
+        typer.Option(
+            "--out",
+            "-o",
+            help="PDF to write. Default: build/decks/….",
+            dir_okay=False,
+            callback=_out_in_existing_folder,
+        ),
     ] = None,
 ) -> None:
     """Make the print-and-play PDF of a game's deck: sheets for home, or pages for a shop."""
@@ -699,7 +745,11 @@ def images_cmd(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="Folder to write. Default: build/images/GAME/….", file_okay=False
+            "--out",
+            "-o",
+            help="Folder to write. Default: build/images/GAME/….",
+            file_okay=False,
+            callback=_out_in_existing_folder,
         ),
     ] = None,
 ) -> None:
@@ -959,7 +1009,12 @@ def replay_cmd(
 def record_cmd(
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="The game's slug (a game with an engine).")],
-    out: Annotated[Path, typer.Option("--out", help="JSON replay to write.", dir_okay=False)],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="JSON replay to write.", dir_okay=False, callback=_out_in_existing_folder
+        ),
+    ],
     seed: Annotated[int, typer.Option("--seed", help="Which game.")] = 1,
     agents: AgentsOption = "random",
     players: PlayersOption = None,

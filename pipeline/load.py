@@ -44,6 +44,12 @@ class LoadedGame:
     card_index: dict[str, int] = field(default_factory=dict)  # card id -> position in cards.yaml
     clauses: list[rules.Clause] = field(default_factory=list)
     terms: list[TermSource] = field(default_factory=list)
+    # What could not be read, so the checks that would only repeat it stay quiet: the ids
+    # of card entries that failed to load, whether cards.yaml was read at all, whether
+    # rules.md gave clauses (one root cause, one line).
+    unread_cards: set[str] = field(default_factory=set)
+    cards_read: bool = False
+    rules_read: bool = False
 
     @property
     def ok(self) -> bool:
@@ -150,14 +156,25 @@ def _model(
     slug: str,
     card: str | None = None,
 ) -> Any:
-    """Validate `value` with a pydantic model; record each error at its line."""
+    """Validate `value` with a pydantic model; record each error at its line.
+
+    A value whose only faults are unknown fields is still returned, read without them
+    (the errors are recorded), so the checks that need it report its other problems
+    instead of everything downstream failing for want of it."""
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        for err in exc.errors():
+        errors = exc.errors()
+        for err in errors:
             loc = prefix + tuple(err["loc"])
             message, hint = _describe(err)
             loaded.problems.append(doc.problem(loc, message, game=slug, card=card, hint=hint))
+    unknown = [e["loc"] for e in errors if e["type"] == "extra_forbidden" and len(e["loc"]) == 1]
+    if len(unknown) < len(errors) or not isinstance(value, dict):
+        return None
+    try:
+        return model.model_validate({k: v for k, v in value.items() if (k,) not in unknown})
+    except ValidationError:
         return None
 
 
@@ -222,6 +239,7 @@ def _load_cards(project: Project, loaded: LoadedGame, path: Path) -> None:
         prefix: tuple[str | int, ...] = ("cards", index)
         card = _model(loaded, doc, CardSource, raw, prefix, loaded.slug, card=label)
         if card is None:
+            loaded.unread_cards.add(label)
             continue
         if card.id in loaded.card_index:
             loaded.problems.append(
@@ -233,6 +251,7 @@ def _load_cards(project: Project, loaded: LoadedGame, path: Path) -> None:
                     hint="every card needs its own id",
                 )
             )
+            loaded.cards.append(card)  # still a card of its deck: the counts stay right
             continue
         if card.number in numbers:
             loaded.problems.append(
@@ -275,6 +294,7 @@ def _load_cards(project: Project, loaded: LoadedGame, path: Path) -> None:
             )
         loaded.card_index[card.id] = index
         loaded.cards.append(card)
+    loaded.cards_read = True
     if plugin is not None and plugin.check is not None and loaded.ok:
         _record_game_checks(loaded, doc, plugin.check(game, loaded.cards))
 
@@ -300,8 +320,8 @@ def _check_decks(loaded: LoadedGame) -> None:
     """Totals per deck and per kind against the expected ones."""
     game = loaded.game
     doc = loaded.docs.get("game.yaml")
-    if game is None or doc is None or "cards.yaml" not in loaded.docs:
-        return
+    if game is None or doc is None or not loaded.cards_read or loaded.unread_cards:
+        return  # the counts would only repeat why a card could not be read
     counts = loaded.deck_counts()
     for key, deck in game.decks.items():
         severity = "warning" if deck.status == "incomplete" else "error"
@@ -351,7 +371,7 @@ def _load_rulings(project: Project, loaded: LoadedGame, path: Path) -> None:
             )
         seen.add(ruling.id)
         for i, card_id in enumerate(ruling.cards):
-            if card_id not in loaded.card_index:
+            if card_id not in loaded.card_index and _unknown_card(loaded, card_id):
                 loaded.problems.append(
                     doc.problem(
                         prefix + ("cards", i),
@@ -362,7 +382,7 @@ def _load_rulings(project: Project, loaded: LoadedGame, path: Path) -> None:
                 )
         anchors = {c.anchor for c in loaded.clauses}
         for i, anchor in enumerate(ruling.clauses):
-            if anchor not in anchors:
+            if loaded.rules_read and anchor not in anchors:
                 loaded.problems.append(
                     doc.problem(
                         prefix + ("clauses", i),
@@ -372,6 +392,12 @@ def _load_rulings(project: Project, loaded: LoadedGame, path: Path) -> None:
                     )
                 )
     loaded.rulings = source.rulings
+
+
+def _unknown_card(loaded: LoadedGame, card_id: str) -> bool:
+    """Whether a card id missing from the index is an error of its own, not one that
+    follows from a card (or the whole cards.yaml) that could not be read."""
+    return loaded.cards_read and card_id not in loaded.unread_cards
 
 
 def _load_rules(project: Project, loaded: LoadedGame, folder: Path) -> None:
@@ -394,6 +420,17 @@ def _load_rules(project: Project, loaded: LoadedGame, folder: Path) -> None:
             )
         )
         return
+    if not text.strip():
+        loaded.problems.append(
+            Problem(
+                "error",
+                "rules.md is empty",
+                file=shown,
+                game=loaded.slug,
+                hint="write the rules, one numbered section per heading",
+            )
+        )
+        return
     clauses, found = rules.parse_rules(text)
     for item in found:
         loaded.problems.append(
@@ -402,6 +439,9 @@ def _load_rules(project: Project, loaded: LoadedGame, folder: Path) -> None:
             )
         )
     loaded.clauses = clauses
+    loaded.rules_read = bool(clauses)
+    if not clauses:
+        return  # every link to a clause would fail for the one reason already reported
     anchors = {c.anchor for c in clauses}
     glossary_path = folder / "glossary.yaml"
     if glossary_path.exists() and (doc := _read(project, loaded, glossary_path)) is not None:

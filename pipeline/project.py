@@ -73,8 +73,8 @@ class Project:
 
     def rel(self, path: Path) -> str:
         """A path as shown in messages: relative to the project when it is inside."""
-        try:
-            return path.resolve().relative_to(self.root).as_posix()
+        try:  # realpath, not resolve: a symlink loop is an error for the reader to report
+            return Path(os.path.realpath(path)).relative_to(self.root).as_posix()
         except ValueError:
             return str(path)
 

@@ -132,6 +132,10 @@ def read_yaml(
                 hint=f"create {display} (see games/README.md)",
             )
         ) from None
+    except OSError as exc:  # a folder, a symlink loop, no permission
+        raise SourceError(
+            Problem("error", f"cannot read it: {exc.strerror or exc}", file=display, game=game)
+        ) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -168,15 +172,54 @@ def read_yaml(
         raise SourceError(
             Problem("error", f"YAML: {str(exc).splitlines()[0]}", file=display, game=game)
         ) from None
-    return YamlDoc(path=path, display=display, tree=tree, data=plain(tree))
+    except RecursionError:  # the parser recurses once per level, before plain() can count
+        raise _too_large(display, game, f"nested more than {MAX_DEPTH} levels deep") from None
+    try:
+        data = plain(tree)
+    except YamlTooLarge as exc:
+        raise _too_large(display, game, str(exc)) from None
+    return YamlDoc(path=path, display=display, tree=tree, data=data)
+
+
+def _too_large(display: str, game: str | None, what: str) -> SourceError:
+    return SourceError(
+        Problem(
+            "error",
+            f"YAML: {what}",
+            file=display,
+            game=game,
+            hint="write the data out plainly; sources need no deep nesting or aliases",
+        )
+    )
+
+
+# A source is a few thousand values at most (the largest, 2,575) and 13 levels deep.
+# Aliases are shared in the tree but copied into the plain data, so a 1 KB file of
+# aliases of aliases ("billion laughs") would expand to billions of values: the limits
+# stop it, and a nesting that would exhaust the stack, with one line.
+MAX_VALUES = 200_000
+MAX_DEPTH = 64
+
+
+class YamlTooLarge(ValueError):
+    """The data of a file passes MAX_VALUES or MAX_DEPTH."""
 
 
 def plain(node: Any) -> Any:
-    """ruamel nodes to builtin dicts, lists and scalars."""
+    """ruamel nodes to builtin dicts, lists and scalars (within MAX_VALUES and MAX_DEPTH)."""
+    return _plain(node, [MAX_VALUES], MAX_DEPTH)
+
+
+def _plain(node: Any, budget: list[int], depth: int) -> Any:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise YamlTooLarge(f"more than {MAX_VALUES:,} values once its aliases are expanded")
+    if isinstance(node, (dict, list)) and depth <= 0:
+        raise YamlTooLarge(f"nested more than {MAX_DEPTH} levels deep")
     if isinstance(node, dict):
-        return {str(k): plain(v) for k, v in node.items()}
+        return {str(k): _plain(v, budget, depth - 1) for k, v in node.items()}
     if isinstance(node, list):
-        return [plain(v) for v in node]
+        return [_plain(v, budget, depth - 1) for v in node]
     if isinstance(node, bool) or node is None:
         return node
     if isinstance(node, int):

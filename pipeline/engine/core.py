@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypeVar
@@ -411,17 +412,41 @@ class Replay:
             replay = cls(
                 str(data["game"]),
                 str(data["cards"]),
-                int(data["seed"]),
-                int(data["players"]),
+                _whole(data["seed"], "seed"),
+                _whole(data["players"], "players"),
                 dict(data["options"]),
-                [int(i) for i in data["actions"]],
-                list(data["chance"]),
+                [_whole(i, "actions", ACTION_MAX) for i in data["actions"]],
+                [_chance(c) for c in data["chance"]],
             )
         except (KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
             if isinstance(exc, ReplayError):
                 raise
             raise ReplayError(f"not a Cartiera replay: {exc}") from exc
+        except RecursionError:  # json recurses once per level of nesting
+            raise ReplayError("not a Cartiera replay: nested too deep") from None
         return replay
+
+
+ACTION_MAX = 2**31  # an action is an index into a list of legal actions
+SEED_MAX = 2**64
+SHUFFLE = re.compile(r"s[0-9a-z]{1,400}")  # 400 base-36 digits rank a pile of 260 cards
+
+
+def _whole(value: Any, name: str, limit: int = SEED_MAX) -> int:
+    """A replay's integer as written: a float (1.7, 1e999) or a bool is refused, not
+    rounded into some other game."""
+    if isinstance(value, bool) or not isinstance(value, int) or not -limit < value < limit:
+        shown = str(value)[:40]
+        raise ReplayError(f"not a Cartiera replay: {name} holds {shown!r}, not an integer")
+    return value
+
+
+def _chance(value: Any) -> Any:
+    """A recorded chance outcome: a shuffle's rank ("s" and base-36 digits) or a roll or
+    sample as recorded (numbers and lists of them)."""
+    if isinstance(value, str) and not SHUFFLE.fullmatch(value):
+        raise ReplayError(f"not a Cartiera replay: chance entry {value[:40]!r} is not a shuffle")
+    return value
 
 
 DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"

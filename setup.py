@@ -3,16 +3,20 @@
 - The wheel carries the project skeleton that `cartiera new` lays out in an empty folder
   (the paths in pipeline/skeleton.txt), copied from the repository's top-level folders into
   pipeline/_skeleton/ at build time.
-- The rules engines' hot modules are compiled with Cython in pure-Python mode: the sources
-  stay ordinary Python; a .pxd beside a module may declare, for the compiler only, which of
-  its classes are C classes, their fields and their methods called from C, and the C types
-  of hot locals and functions (Bless's game; the core's shuffle and random choice).
-  Play is then 1.3 to 2.5 times faster, which balance runs of tens of thousands of games
-  need. Compiling is optional: with no C compiler, or with CARTIERA_PURE_PYTHON=1,
-  Cartiera installs and runs as pure Python. Each build records a digest of every source it
-  compiled (pipeline/_compiled.json), and pipeline.compiled loads a package's compiled
-  modules only while all their sources are unchanged, so an edit to an engine module takes
-  effect at once, compiled again or not.
+- An install is pure Python unless asked otherwise: `pip install -e .` takes seconds. With
+  CARTIERA_COMPILE=1 in the environment (`CARTIERA_COMPILE=1 pip install -e .`), the rules
+  engines' hot modules are compiled with Cython in pure-Python mode: the sources stay
+  ordinary Python; a .pxd beside a module may declare, for the compiler only, which of its
+  classes are C classes, their fields and their methods called from C, and the C types of
+  hot locals and functions (Bless's game; the core's shuffle and random choice). Play is
+  then 1.3 to 2.5 times faster, which balance runs of tens of thousands of games need; the
+  build takes minutes and a C compiler. Cython is then asked for as a build requirement
+  (setup_requires, which setuptools' PEP 517 backend reports to pip), so a pure install
+  never downloads it. The modules are built without debugging symbols and stripped. With no
+  C compiler the install warns and stays pure Python. Each compiled build records a digest
+  of every source it compiled (pipeline/_compiled.json), and pipeline.compiled loads a
+  package's compiled modules only while all their sources are unchanged, so an edit to an
+  engine module takes effect at once, compiled again or not.
 """
 
 import importlib.util
@@ -44,7 +48,6 @@ COMPILED = [
     "pipeline/games/bless/state.py",
     "pipeline/games/bless/turns.py",
     "pipeline/games/bless/values.py",
-    "pipeline/games/blitz/actions.py",
     "pipeline/games/blitz/cards.py",
     "pipeline/games/blitz/engine.py",
     "pipeline/games/blitz/state.py",
@@ -54,6 +57,7 @@ COMPILED = [
     "pipeline/games/samurai_sword/table.py",
 ]
 MANIFEST = "_compiled.json"  # in the package pipeline, beside the compiled modules
+COMPILE_ENV = "CARTIERA_COMPILE"  # 1: compile the modules above
 
 
 class BuildWithSkeleton(build_py):
@@ -125,24 +129,33 @@ def _warn(message: str) -> None:
     print(f"cartiera: {message}", file=sys.stderr)
 
 
+def compiling() -> bool:
+    return os.environ.get(COMPILE_ENV, "") not in ("", "0")
+
+
 def compiled_extensions() -> list:
-    if os.environ.get("CARTIERA_PURE_PYTHON"):
+    if not compiling():
         return []
     try:
         from Cython.Build import cythonize
-    except ImportError:
+    except ImportError:  # pip installs it first (setup_requires below); a bare setup.py may not
         _warn("Cython is not installed: the rules engines stay pure Python")
         return []
-    return cythonize(
+    extensions = cythonize(
         COMPILED,
         build_dir="build/cython",  # the generated C stays out of the sources
         compiler_directives={"language_level": 3, "binding": True, "annotation_typing": False},
         quiet=True,
         nthreads=os.cpu_count() or 1,
     )
+    for extension in extensions:  # the interpreter's CFLAGS carry -g: a 15.7 MB wheel
+        extension.extra_compile_args.append("-g0")  # no debugging symbols
+        extension.extra_link_args.append("-s")  # stripped
+    return extensions
 
 
 setup(
     cmdclass={"build_py": BuildWithSkeleton, "build_ext": OptionalBuildExt},
     ext_modules=compiled_extensions(),
+    setup_requires=["Cython>=3.0"] if compiling() else [],
 )

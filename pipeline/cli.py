@@ -127,6 +127,29 @@ def _out_in_existing_folder(value: Path | None) -> Path | None:
     return value
 
 
+def _at_most_the_cores(value: int) -> int:
+    """--jobs beyond the cores this process may use only makes the workers take turns
+    (and each holds its own engines in memory): use the cores, and say so."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if cores and value > cores:
+        typer.echo(
+            f"note: --jobs {value} is more than the {cores} cores here; using {cores}",
+            err=True,
+        )
+        return cores
+    return value
+
+
+def _plain_name(value: str | None) -> str | None:
+    """A name that picks a file inside the project (an example's), never a path to one
+    elsewhere."""
+    if value is not None and (not value or "/" in value or "\\" in value or value[0] == "."):
+        raise typer.BadParameter(f"'{value}' is a path; give the example's name, e.g. 01-inizio")
+    return value
+
+
 def _project(ctx: typer.Context) -> Project:
     obj = ctx.find_root().obj or {}
     return open_project(obj.get("project"), obj.get("db"))
@@ -819,7 +842,10 @@ def site_cmd(
 @fails_cleanly
 def build_cmd(
     ctx: typer.Context,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 2,
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", min=1, help="Worker processes.", callback=_at_most_the_cores),
+    ] = 2,
 ) -> None:
     """Build everything into build/: decks, card images, rulebooks and the site.
 
@@ -924,7 +950,11 @@ def simulate_cmd(
     jobs: Annotated[
         int,
         typer.Option(
-            "--jobs", "-j", min=1, help="Worker processes; the results do not depend on it."
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes; the results do not depend on it.",
+            callback=_at_most_the_cores,
         ),
     ] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
@@ -1040,7 +1070,10 @@ def example_cmd(
     game: Annotated[str, typer.Argument(help="The game's slug (a game with an engine).")],
     name: Annotated[
         str | None,
-        typer.Argument(help="The scenario's name (file name without .yaml). Default: all of them."),
+        typer.Argument(
+            help="The scenario's name (file name without .yaml). Default: all of them.",
+            callback=_plain_name,
+        ),
     ] = None,
 ) -> None:
     """Play worked examples, check what must follow, and print their Italian narration."""

@@ -12,6 +12,7 @@ Requires the optional extra ``cartiera[cluster]``.
 from __future__ import annotations
 
 import contextlib
+import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -33,9 +34,15 @@ def parse_address(address: str) -> tuple[str, int | str]:
         if workers < 1:
             raise ValueError(f"'{address}': write local:N with N workers, e.g. local:2")
         return "local", workers
-    if "://" not in address and ":" not in address:
+    found = SCHEDULER.fullmatch(address)
+    if found is None or not 0 < int(found["port"]) < 65536:
         raise ValueError(f"'{address}': give the scheduler as tcp://HOST:PORT or local:N")
     return "remote", address
+
+
+# A scheduler's address as Dask takes it: [protocol://]host:port, the host a name, an IPv4
+# address or a bracketed IPv6 one.
+SCHEDULER = re.compile(r"(?:[a-z]+://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(?P<port>[0-9]{1,5})")
 
 
 @contextlib.contextmanager
@@ -77,18 +84,55 @@ def map_chunks(
     """Run `chunk(*arguments, piece)` for every piece on the cluster; results in piece order.
 
     The shared arguments are scattered once (broadcast to every worker), not sent per task.
+    A worker lost with them cancels the tasks that need them: the inputs are sent again
+    for the pieces not yet done (RESENDS times), then the run ends in one line.
     """
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker
+
+    results: dict[int, list[dict[str, Any]]] = {}
+    for _ in range(RESENDS + 1):
+        try:
+            _run_pieces(client, chunk, arguments, pieces, results, progress)
+        except (CancelledError, KilledWorker) as exc:
+            lost = exc
+        else:
+            return [results[i] for i in range(len(pieces))]
+    raise SourceError(
+        Problem(
+            "error",
+            f"the Dask cluster lost the run's workers {RESENDS + 1} times "
+            f"({type(lost).__name__}); {len(results)} of {len(pieces)} chunks were done",
+            hint="check the workers' logs (memory limits?) and run again",
+        )
+    )
+
+
+RESENDS = 2
+
+
+def _run_pieces(
+    client: Any,
+    chunk: Chunk,
+    arguments: Sequence[Any],
+    pieces: Sequence[Sequence[int]],
+    results: dict[int, list[dict[str, Any]]],
+    progress: Callable[[int], None] | None,
+) -> None:
+    """Submit the pieces not in `results` and add each one's result as it comes."""
     from distributed import as_completed
 
     shared = client.scatter(list(arguments), broadcast=True)
     run = uuid.uuid4().hex[:12]  # task keys unique to this run on a shared scheduler
-    futures = [
-        client.submit(chunk, *shared, list(piece), key=f"cartiera-{run}-{i}", retries=2, pure=False)
+    futures = {
+        client.submit(
+            chunk, *shared, list(piece), key=f"cartiera-{run}-{i}", retries=2, pure=False
+        ): i
         for i, piece in enumerate(pieces)
-    ]
-    results: dict[str, list[dict[str, Any]]] = {}
+        if i not in results
+    }
     for future in as_completed(futures):
-        results[future.key] = future.result()
+        results[futures[future]] = future.result()
         if progress is not None:
-            progress(len(results[future.key]))
-    return [results[f.key] for f in futures]
+            progress(len(results[futures[future]]))

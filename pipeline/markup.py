@@ -10,6 +10,7 @@ import markdown
 from markupsafe import Markup
 
 from .catalog import TermInfo
+from .sanitize import sanitize_html, source_attributes
 
 # Links and code spans are left alone when terms are linked.
 _PROTECTED = re.compile(r"(\[[^\]]*\]\([^)]*\)|`[^`]*`)")
@@ -50,8 +51,9 @@ class TermLinker:
 
 
 def escape_html(text: str) -> str:
-    """Make '<' and '&' literal: rule and card text is never raw HTML."""
-    return text.replace("&", "&amp;").replace("<", "&lt;")
+    """Make '<' and '&' literal, and attribute lists name only classes and ids: rule and
+    card text is never raw HTML, nor an event handler or a style."""
+    return source_attributes(text.replace("&", "&amp;").replace("<", "&lt;"))
 
 
 def md_to_html(text: str, linker: TermLinker | None = None) -> Markup:
@@ -61,4 +63,4 @@ def md_to_html(text: str, linker: TermLinker | None = None) -> Markup:
     html = markdown.markdown(
         source, extensions=["tables", "sane_lists", "attr_list"], output_format="html"
     )
-    return Markup(html)
+    return Markup(sanitize_html(html))

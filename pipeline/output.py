@@ -35,13 +35,14 @@ def publish(tmp: Path, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def html_to_pdf(html: str, base_url: str, variant: str | None = None) -> bytes:
-    """Render HTML with WeasyPrint into deterministic PDF bytes."""
+def html_to_pdf(html: str, base_url: str, fetcher: Any, variant: str | None = None) -> bytes:
+    """Render HTML with WeasyPrint into deterministic PDF bytes; `fetcher` (a
+    render.fetch.ProjectFetcher) decides what the document may read."""
     from weasyprint import HTML  # imported late: loading Pango is slow
 
     prepare_weasyprint()
     identifier = hashlib.sha256(html.encode("utf-8")).hexdigest()[:32].encode()
-    return HTML(string=html, base_url=base_url).write_pdf(
+    return HTML(string=html, base_url=base_url, url_fetcher=fetcher).write_pdf(
         pdf_identifier=identifier, pdf_variant=variant, pdf_tags=variant is not None
     )
 

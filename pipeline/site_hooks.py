@@ -16,6 +16,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from pipeline.sanitize import sanitize_html
+
 log = logging.getLogger("mkdocs.plugins.cartiera")
 
 _RAW_LINK = re.compile(r'(?P<attr>\b(?:href|src))="(?P<path>[^":#?]+)(?P<frag>#[^"]*)?"')
@@ -37,7 +39,8 @@ _ABSOLUTE = re.compile(r'(?P<attr>\b(?:href|src|content))="(?P<base>/[^"]*)"')
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    """Resolve raw-HTML links to pages and files the way MkDocs resolves Markdown ones."""
+    """Resolve raw-HTML links to pages and files the way MkDocs resolves Markdown ones,
+    then keep only the tags and attributes of the allow-list (pipeline.sanitize)."""
     here = posixpath.dirname(page.file.src_uri)
 
     def resolve(match: re.Match[str]) -> str:
@@ -54,7 +57,8 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
         url = target.url_relative_to(page.file)
         return f'{match["attr"]}="{url}{match["frag"] or ""}"'
 
-    return _RAW_LINK.sub(resolve, html)
+    # Last, so no page carries active content from the sources, whatever path it came by.
+    return sanitize_html(_RAW_LINK.sub(resolve, html))
 
 
 def on_post_build(config: Any) -> None:

@@ -33,6 +33,8 @@ def validate(project: Project, slugs: Sequence[str] | None = None, layout: bool 
     """Load and check every game; with `layout`, also lay out every card face and report
     text that does not fit its box; with the seeds at hand, report text copied from them."""
     games = load_games(project, slugs)
+    for game in games:
+        game.problems += unsafe_references(project, game.slug)
     if layout:
         check_text_fit(project, games)
     if project.seeds_dir is not None:
@@ -40,6 +42,38 @@ def validate(project: Project, slugs: Sequence[str] | None = None, layout: bool 
             game.problems += provenance.check_game(project, game, project.seeds_dir)
     problems = [p for game in games for p in game.problems]
     return Report(games=games, problems=problems)
+
+
+# The sources whose text is Markdown: what they name is shown on the site and in PDFs.
+MARKDOWN_SOURCES = ("rules.md", "rulings.yaml", "glossary.yaml", "cards.yaml")
+
+
+def unsafe_references(project: Project, slug: str) -> list[Problem]:
+    """Links, pictures and attribute lists in the game's Markdown that the site and the
+    PDFs drop (pipeline.sanitize): warnings where they are written, so the author knows
+    what readers will not see (the outputs are safe either way)."""
+    from .sanitize import unsafe_markdown
+
+    problems = []
+    for name in MARKDOWN_SOURCES:
+        path = project.games_dir / slug / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # the loader reports a missing or unreadable file
+        for line, column, what in unsafe_markdown(text):
+            problems.append(
+                Problem(
+                    "warning",
+                    what,
+                    file=project.rel(path),
+                    line=line,
+                    column=column,
+                    game=slug,
+                    hint="name files of the project by a relative path; no scripts or styles",
+                )
+            )
+    return problems
 
 
 def check_text_fit(project: Project, games: Sequence[LoadedGame]) -> None:

@@ -7,6 +7,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import prune
@@ -59,9 +60,9 @@ def test_a_document_renders_once_and_names_only_its_content(
     rendered: list[str] = []
     real = cache.html_to_pdf
 
-    def counting(html: str, base_url: str, variant: str | None = None) -> bytes:
+    def counting(html: str, base_url: str, fetcher: Any, variant: str | None = None) -> bytes:
         rendered.append(html)
-        return real(html, base_url, variant)
+        return real(html, base_url, fetcher, variant)
 
     monkeypatch.setattr(cache, "html_to_pdf", counting)
     first = cached_pdf(proj, HTML.format("Uno"), str(project))

@@ -58,5 +58,8 @@ def cached_pdf(project: Project, html: str, base_url: str, variant: str | None =
     key = hashlib.sha256(f"{where}|{variant}|{html}".encode()).hexdigest()[:32]
     path = render_cache(project) / "pdf" / f"{key}.pdf"
     if not path.exists():
-        atomic_write(path, html_to_pdf(html, base_url=base_url, variant=variant))
+        from .fetch import project_fetcher  # imports WeasyPrint, which is slow to load
+
+        pdf = html_to_pdf(html, base_url, project_fetcher(project), variant=variant)
+        atomic_write(path, pdf)
     return path

@@ -255,9 +255,14 @@ def render_faces(
         from weasyprint import HTML  # imported late: loading Pango is slow
 
         from ..output import prepare_weasyprint
+        from .fetch import ProjectFetcher
 
         prepare_weasyprint()
-        document = HTML(string=face_document(deck, missing)).render(font_config=_font_config())
+        # A face names no file: its fetcher serves only what the cache holds.
+        fetcher = ProjectFetcher([cache_dir])
+        document = HTML(string=face_document(deck, missing), url_fetcher=fetcher).render(
+            font_config=_font_config()
+        )
         if len(document.pages) != len(missing):
             raise RuntimeError(
                 f"{deck.game.slug}: a face spans more than one page; its template must fit the card"

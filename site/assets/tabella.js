@@ -95,6 +95,9 @@
       input.addEventListener("input", function () { filter(); save(); });
       input.addEventListener("change", function () { filter(); save(); });
     });
+    // Enter in a filter box must not send the form (no handler attribute on the page:
+    // the site's HTML carries none).
+    controls.addEventListener("submit", function (event) { event.preventDefault(); });
     controls.addEventListener("reset", function () {
       setTimeout(function () {
         order = "";

@@ -461,7 +461,8 @@ class SearchFormat(StrEnum):
     ids = "ids"
 
 
-@app.command("search")
+# a query may start with '-' (a negation): a word Click does not know as an option is a word
+@app.command("search", context_settings={"ignore_unknown_options": True})
 @fails_cleanly
 def search_cmd(
     ctx: typer.Context,
@@ -515,7 +516,9 @@ def search_cmd(
         table.add_row(*("" if row[c] is None else str(row[c]) for c in shown))
     console = Console()
     console.print(table)
-    console.print(f"{len(result.rows)} cards", style="dim")
+    shown_count = len(result.rows)
+    counted = f"{shown_count} of {result.total}" if result.total > shown_count else shown_count
+    console.print(f"{counted} cards", style="dim")
 
 
 class RulebookPaper(StrEnum):

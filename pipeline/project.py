@@ -121,7 +121,13 @@ def open_project(project_dir: Path | None = None, db: str | None = None) -> Proj
                 )
             )
         root = found
-    url = db or os.environ.get(DB_ENV) or str(root / DB_FILE)
-    if "://" not in url:  # a plain file path, relative to where the user stands
+    return Project(root=root, db_url=database_url(db or os.environ.get(DB_ENV) or root / DB_FILE))
+
+
+def database_url(db: str | os.PathLike[str]) -> str:
+    """A SQLAlchemy URL as given, or a file path (relative to where the user stands) as
+    the URL of that SQLite file."""
+    url = os.fspath(db)
+    if "://" not in url:
         url = f"sqlite:///{Path(url).resolve()}"
-    return Project(root=root, db_url=url)
+    return url

@@ -4,8 +4,14 @@ One language for the CLI (`cartiera search`), the Python API (pipeline.search) a
 query box (site/assets/query.js, which implements this same grammar). Examples::
 
     forma:ombra occhio>=5 preghiera:legame
-    gioco:samurai-sword tipo:arma difficolta>=3 -nome:daikyu
-    t:"due carte" or (copie>1 stato:ricostruito) ordina:-karma
+    gioco:samurai-sword t:arma difficolta>=3 -nome:daikyu
+    o:"due carte" or (copie>1 is:ricostruito) ordina:-karma
+    re  !"Re Luce"  nome~re  maledizione:vince
+
+Names and texts match whole words (`*` ends a word's beginning); `!` asks for a whole name,
+`~` for a piece of a name or text. The keys Scryfall users know mean the same here where the
+game has the same idea (`t:` kind, `o:` text, `is:`); README, "Searching cards", lists what
+differs.
 
 Attribute names and enum values come from each game's declarations (keys and labels, case
 and accents folded), so a new game gets the language without code. Nothing here touches the
@@ -43,10 +49,13 @@ GENERIC = {
     "name": "name",
     "testo": "text",
     "text": "text",
-    "t": "text",
+    "o": "text",  # Scryfall's oracle text
+    "oracle": "text",
     "tipo": "kind",
     "kind": "kind",
     "type": "kind",
+    "t": "kind",  # Scryfall's type (it meant text in Cartiera 0.1)
+    "is": "is",
     "mazzo": "deck",
     "deck": "deck",
     "stato": "status",
@@ -85,7 +94,18 @@ BOOLEAN = {
     "false": False,
     "0": False,
 }
-COMPARISONS = (">=", "<=", "!=", ">", "<", "=", ":")
+COMPARISONS = (">=", "<=", "!=", ">", "<", "=", "~", ":")
+
+# Limits on what one query may ask, so that any text gives results or one QueryError: a
+# recursive parser and the databases' expression trees are bounded by them. The browser's
+# parser (site/assets/query.js) reads the same numbers from the search index.
+LIMITS = {
+    "length": 2000,  # characters in the query
+    "word": 200,  # characters in one word, phrase or condition
+    "terms": 100,  # conditions in the query
+    "depth": 20,  # parentheses and '-' inside one another
+    "number": 9,  # digits in a number (the columns hold 32-bit integers)
+}
 
 
 def fold(text: str) -> str:
@@ -121,11 +141,33 @@ class QueryError(ValueError):
         self.query = query
 
     def caret(self) -> str:
-        """The query and a caret under the column, for a terminal."""
-        return f"  {self.query}\n  {' ' * (self.column - 1)}^"
+        """The query and a caret under the column, for a terminal: a long query is cut to
+        the part around the column, and control characters shown as spaces."""
+        start = max(0, self.column - 1 - _CARET_BEFORE)
+        shown = self.query[start : self.column - 1 + _CARET_AFTER]
+        shown = "".join(ch if ch.isprintable() else " " for ch in shown)
+        before = "…" if start else ""
+        after = "…" if len(self.query) > self.column - 1 + _CARET_AFTER else ""
+        pad = " " * (len(before) + self.column - 1 - start)
+        return f"  {before}{shown}{after}\n  {pad}^"
 
     def one_line(self) -> str:
         return f"query:{self.column}: error: {self.message}"
+
+
+_CARET_BEFORE, _CARET_AFTER = 50, 20  # characters of a long query shown around the caret
+
+
+def limit_error(name: str, column: int, text: str) -> QueryError:
+    """The error for a query that passes one of LIMITS."""
+    title, what = {
+        "length": ("query length", "characters"),
+        "word": ("word length", "characters in one word or condition"),
+        "terms": ("condition count", "conditions"),
+        "depth": ("nesting depth", "parentheses and '-' inside one another"),
+        "number": ("number size", "digits"),
+    }[name]
+    return QueryError(f"{title} limit passed: at most {LIMITS[name]} {what}", column, text)
 
 
 # --- syntax -----------------------------------------------------------------------------
@@ -179,7 +221,8 @@ _TOKEN = re.compile(
     r"""(?P<space>\s+)
       | (?P<open>\()
       | (?P<close>\))
-      | (?P<term>(?P<field>[^\W\d]\w*)(?P<op>>=|<=|!=|>|<|=|:)(?P<value>"[^"]*"?|[^\s()"]*))
+      | (?P<term>(?P<field>[^\W\d]\w*)(?P<op>>=|<=|!=|>|<|=|~|:)(?P<value>"[^"]*"?|[^\s()"]*))
+      | (?P<exact>!(?P<name>"[^"]*"?|[^\s()"]*))
       | (?P<phrase>"[^"]*"?)
       | (?P<neg>-(?=[^\s)]))
       | (?P<word>[^\s()"]+)
@@ -196,7 +239,13 @@ class _Token:
 
 
 def _tokens(text: str) -> Iterator[_Token]:
-    pos = 0
+    if len(text) > LIMITS["length"]:
+        raise limit_error("length", LIMITS["length"] + 1, text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate, from bytes that are not UTF-8
+        raise QueryError("this character is not text (UTF-8)", exc.start + 1, text) from None
+    pos = terms = 0
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         assert m is not None  # the last alternative matches any non-space run
@@ -205,6 +254,12 @@ def _tokens(text: str) -> Iterator[_Token]:
         kind = m.lastgroup
         if kind == "space":
             continue
+        if m.end() - m.start() > LIMITS["word"]:
+            raise limit_error("word", col, text)
+        if kind in ("term", "exact", "phrase", "word"):
+            terms += 1
+            if terms > LIMITS["terms"]:
+                raise limit_error("terms", col, text)
         if kind in ("open", "close", "neg"):
             yield _Token(kind, col)
         elif kind == "term":
@@ -221,6 +276,15 @@ def _tokens(text: str) -> Iterator[_Token]:
                     f"expected a value after '{m.group('field')}{m.group('op')}'", vcol, text
                 )
             yield _Token("term", col, Term(m.group("field"), m.group("op"), raw, col, vcol, phrase))
+        elif kind == "exact":
+            raw, phrase = m.group("name"), m.group("name").startswith('"')
+            if phrase:
+                if len(raw) < 2 or not raw.endswith('"'):
+                    raise QueryError("this quotation is never closed", col + 1, text)
+                raw = raw[1:-1]
+            if not raw.strip():
+                raise QueryError("expected a card's name after '!'", col + 1, text)
+            yield _Token("term", col, Term("", "!", raw, col, col + 1, phrase))
         elif kind == "phrase":
             raw = m.group("phrase")
             if len(raw) < 2 or not raw.endswith('"'):
@@ -246,6 +310,7 @@ class _Parser:
         self.text = text
         self.tokens = list(_tokens(text))
         self.i = 0
+        self.depth = 0  # parentheses and negations open around the current token
         self.sort: list[SortKey] = []
 
     def peek(self) -> _Token:
@@ -301,23 +366,35 @@ class _Parser:
 
     def unary(self, top: bool) -> Node | None:
         token = self.take()
-        if token.kind == "neg":
-            if self.peek().kind in ("end", "close", "or", "and"):
-                raise self.error("expected a condition after '-'", self.peek())
-            inner = self.unary(top=False)
-            if inner is None:
-                raise self.error("ordina: cannot be negated", token)
-            return Not(inner)
-        if token.kind == "open":
-            if self.peek().kind == "close":
-                raise self.error("expected a condition inside the parentheses", self.peek())
-            inner = self.disjunction(top=False)
-            close = self.take()
-            if close.kind != "close":
-                raise self.error("expected ')' to close the parenthesis", close)
-            if inner is None:
-                raise self.error("expected a condition inside the parentheses", close)
-            return inner
+        if token.kind not in ("neg", "open"):
+            return self.leaf(token, top)
+        if self.depth == LIMITS["depth"]:
+            raise limit_error("depth", token.column, self.text)
+        self.depth += 1
+        node = self.negation(token) if token.kind == "neg" else self.group(token)
+        self.depth -= 1
+        return node
+
+    def negation(self, token: _Token) -> Node:
+        if self.peek().kind in ("end", "close", "or", "and"):
+            raise self.error("expected a condition after '-'", self.peek())
+        inner = self.unary(top=False)
+        if inner is None:
+            raise self.error("ordina: cannot be negated", token)
+        return Not(inner)
+
+    def group(self, token: _Token) -> Node:
+        if self.peek().kind == "close":
+            raise self.error("expected a condition inside the parentheses", self.peek())
+        inner = self.disjunction(top=False)
+        close = self.take()
+        if close.kind != "close":
+            raise self.error("expected ')' to close the parenthesis", close)
+        if inner is None:
+            raise self.error("expected a condition inside the parentheses", close)
+        return inner
+
+    def leaf(self, token: _Token, top: bool) -> Node | None:
         if token.kind == "close":
             raise self.error("this parenthesis closes nothing", token)
         term = token.term
@@ -367,16 +444,30 @@ class Vocabulary:
     kinds: dict[str, str]  # key -> label
     decks: dict[str, str]  # code -> name
     texts: tuple[str, ...]  # text keys
+    text_labels: dict[str, str] = field(default_factory=dict)  # text key -> label
     names: dict[str, str] = field(default_factory=dict)  # folded name -> attribute key
+    text_names: dict[str, str] = field(default_factory=dict)  # folded name -> text key
 
     def __post_init__(self) -> None:
         for key, attr in self.attributes.items():
             self.names.setdefault(name_key(key), key)
             self.names.setdefault(name_key(attr.label), key)
+        for key in self.texts:
+            self.text_names.setdefault(name_key(key), key)
+            self.text_names.setdefault(name_key(self.text_labels.get(key, key)), key)
 
     def attribute(self, field_name: str) -> Attribute | None:
         key = self.names.get(name_key(field_name))
         return self.attributes[key] if key else None
+
+    def text(self, field_name: str) -> str | None:
+        """The key of the text that `field_name` names (by key or label), or None."""
+        return self.text_names.get(name_key(field_name))
+
+    def bool_attribute(self, raw: str) -> Attribute | None:
+        """The yes/no attribute that `raw` names, for `is:`."""
+        attribute = self.attribute(raw)
+        return attribute if attribute is not None and attribute.type == "bool" else None
 
     def kind(self, raw: str) -> str | None:
         return _named(raw, self.kinds)
@@ -403,6 +494,7 @@ class Vocabulary:
             "kinds": self.kinds,
             "decks": self.decks,
             "texts": list(self.texts),
+            "text_names": self.text_names,
         }
 
 
@@ -429,4 +521,5 @@ def field_names(vocabularies: Iterable[Vocabulary]) -> list[str]:
     for vocab in vocabularies:
         names.update(vocab.attributes)
         names.update(name_key(a.label) for a in vocab.attributes.values())
+        names.update(vocab.text_names)
     return sorted(names)

@@ -13,9 +13,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
@@ -48,6 +50,7 @@ from .query import (
     BOOLEAN,
     DROPPED,
     GENERIC,
+    LIMITS,
     SPACES,
     STATUS,
     Any_,
@@ -62,6 +65,7 @@ from .query import (
     closest,
     field_names,
     fold,
+    limit_error,
     name_key,
     parse,
     words_of,
@@ -103,6 +107,7 @@ def vocabularies(db: Engine) -> list[Vocabulary]:
                     {k.key: k.label for k in kinds},
                     {d.code: d.name for d in decks},
                     tuple(t.key for t in texts),
+                    {t.key: t.label for t in texts},
                 )
             )
         return out
@@ -119,8 +124,8 @@ def view_name(slug: str) -> str:
 class Condition:
     """A term resolved for one game: what to compare, how, with which value."""
 
-    target: str  # "name", "text", "game", or a view column
-    how: str  # contains, words, equal, member, compare, constant
+    target: str  # "name", "text" (every text), "game", or a view column
+    how: str  # contains, words, exact, equal, member, compare, constant
     value: Any = None
     op: str = "="
 
@@ -135,25 +140,49 @@ class _Unknown(Exception):
 
 
 def resolve(term: Term, vocab: Vocabulary) -> Condition:
-    """The term as a condition on this game's cards; _Unknown when the game has no such word."""
+    """The term as a condition on this game's cards; _Unknown when the game has no such word.
+
+    A name the game declares wins over the generic one (BLDNG's attribute `tipo` before the
+    card kind, BLITZ's text `testo` before every text); an attribute whose value is not one of
+    its own falls back to the generic field of that name."""
     if not term.field:
-        return Condition("name", "contains", fold(term.value))
+        if term.op == "!":
+            return Condition("name", "exact", words_of(term.value))
+        return Condition("name", "words", term.value)
     attribute = vocab.attribute(term.field)
     generic = GENERIC.get(name_key(term.field))
     if attribute is not None:
         try:
             return _attribute_condition(term, attribute)
-        except _Unknown:
+        except _Unknown as exc:
             if generic is None:
-                raise
+                raise _with_text_hint(exc, term, vocab) from None
+    elif (text := vocab.text(term.field)) is not None:
+        return _text_condition(term, f"text_{text}")
     if generic is None:
         raise _Unknown(f"unknown attribute '{term.field}'", term.column)
     return _generic_condition(term, generic, vocab)
 
 
+def _with_text_hint(exc: _Unknown, term: Term, vocab: Vocabulary) -> _Unknown:
+    """Bless's `preghiera` is an attribute and a text: a value that is not the attribute's
+    points to the text's own name."""
+    text = vocab.text(term.field)
+    if text is None or "(did you mean" in exc.message:
+        return exc
+    spelled = name_key(vocab.text_labels.get(text, text))
+    return _Unknown(f"{exc.message} (did you mean '{spelled}:{term.value}'?)", exc.column)
+
+
 def _equality_only(term: Term, what: str) -> None:
     if term.op in ORDERING_OPS:
         raise QueryError(f"'{term.op}' compares numbers; {what} takes ':' or '!='", term.column, "")
+    _no_piece(term, what)
+
+
+def _no_piece(term: Term, what: str) -> None:
+    if term.op == "~":
+        raise QueryError(f"'~' finds a piece of a name or a text, not of {what}", term.column, "")
 
 
 def _whole_number(term: Term) -> int:
@@ -162,18 +191,33 @@ def _whole_number(term: Term) -> int:
         raise QueryError(
             f"expected a whole number after '{term.field}{term.op}'", term.value_column, ""
         )
+    if len(term.value.lstrip("+-")) > LIMITS["number"]:
+        raise limit_error("number", term.value_column, "")
     return int(term.value)
 
 
 def _number_condition(term: Term, target: str) -> Condition:
+    _no_piece(term, term.field)
     op = "=" if term.op in (":", "!=") else term.op  # "!=" is negated by the caller
     return Condition(target, "compare", _whole_number(term), op)
+
+
+def _text_condition(term: Term, target: str) -> Condition:
+    """Whole words (or a word's beginning, with `*`) in a text, or a piece of it with `~`."""
+    if term.op == "~":
+        return Condition(target, "contains", fold(term.value))
+    _equality_only(term, term.field)
+    return Condition(target, "words", term.value)
 
 
 def _attribute_condition(term: Term, attribute: Attribute) -> Condition:
     target = attribute.key
     if attribute.type == "int":
         return _number_condition(term, target)
+    if attribute.type == "str":  # a piece of it, whether asked with ':' or '~'
+        if term.op != "~":
+            _equality_only(term, attribute.label)
+        return Condition(target, "contains", fold(term.value))
     _equality_only(term, attribute.label)
     if attribute.type == "bool":
         flag = BOOLEAN.get(fold(term.value))
@@ -187,17 +231,17 @@ def _attribute_condition(term: Term, attribute: Attribute) -> Condition:
             tip = f" (did you mean '{hint}'?)" if hint else ""
             raise _Unknown(f"unknown {attribute.label} '{term.value}'{tip}", term.value_column)
         return Condition(target, "member" if attribute.multiple else "equal", value)
-    return Condition(target, "contains", fold(term.value))
+    raise AssertionError(f"attribute type {attribute.type}")  # game.yaml's schema has no other
 
 
 def _generic_condition(term: Term, generic: str, vocab: Vocabulary) -> Condition:
     if generic in ("copies", "number"):
         return _number_condition(term, generic)
+    if generic in ("name", "text"):
+        return _text_condition(term, generic)
     _equality_only(term, term.field)
-    if generic == "name":
-        return Condition("name", "contains", fold(term.value))
-    if generic == "text":
-        return Condition("text", "words", term.value)
+    if generic == "is":
+        return _is_condition(term, vocab)
     if generic == "game":
         if not vocab.matches_game(term.value):
             raise _Unknown(f"unknown game '{term.value}'", term.value_column)
@@ -220,6 +264,21 @@ def _generic_condition(term: Term, generic: str, vocab: Vocabulary) -> Condition
     if deck is None:
         raise _Unknown(f"unknown deck '{term.value}'", term.value_column)
     return Condition("deck", "equal", deck)
+
+
+def _is_condition(term: Term, vocab: Vocabulary) -> Condition:
+    """`is:` as Scryfall's: a card's status, or one of the game's yes/no attributes."""
+    status = STATUS.get(fold(term.value))
+    if status is not None:
+        return Condition("status", "equal", status)
+    attribute = vocab.bool_attribute(term.value)
+    if attribute is None:
+        raise _Unknown(
+            f"unknown is: value '{term.value}' (use ufficiale, ricostruito, incompleto "
+            "or a yes/no attribute)",
+            term.value_column,
+        )
+    return Condition(attribute.key, "equal", 1)
 
 
 # --- compiling ----------------------------------------------------------------------------
@@ -325,9 +384,15 @@ class _Compiler:
             return true() if cond.value else false()
         if cond.how == "contains":
             pattern = f"%{_like_escape(cond.value)}%"
-            return _truthy(_fold_sql(c[cond.target]).like(pattern, escape="\\"))
+            found = [
+                _truthy(_fold_sql(column_).like(pattern, escape="\\"))
+                for column_ in self.columns(cond.target)
+            ]
+            return or_(*found) if found else false()
         if cond.how == "words":
-            return self.words(cond.value)
+            return self.words(cond.target, cond.value)
+        if cond.how == "exact":
+            return _truthy(_words_sql(c[cond.target]) == f" {cond.value} ")
         if cond.how == "member":
             joined = literal(", ") + c[cond.target] + literal(", ")
             pattern = f"%, {_like_escape(cond.value)}, %"
@@ -342,17 +407,21 @@ class _Compiler:
         }
         return _truthy(ops[cond.op](cond.value))
 
-    def words(self, raw: str) -> ColumnElement[bool]:
+    def columns(self, target: str) -> list[Any]:
+        """The view columns a name or text condition reads: "text" is every text."""
+        if target == "text":
+            return [self.view.c[f"text_{key}"] for key in self.vocab.texts]
+        return [self.view.c[target]]
+
+    def words(self, target: str, raw: str) -> ColumnElement[bool]:
         prefix = raw.endswith("*")
         wanted = words_of(raw.rstrip("*"))
-        if not wanted or not self.vocab.texts:
+        columns = self.columns(target)
+        if not wanted or not columns:
             return false()
         pattern = f"% {_like_escape(wanted)}{'%' if prefix else ' %'}"
         return or_(
-            *(
-                _truthy(_words_sql(self.view.c[f"text_{key}"]).like(pattern, escape="\\"))
-                for key in self.vocab.texts
-            )
+            *(_truthy(_words_sql(column_).like(pattern, escape="\\")) for column_ in columns)
         )
 
     def sort_values(self, key: SortKey) -> tuple[Any, Any]:
@@ -463,6 +532,7 @@ class SearchResult:
     query: Query
     columns: tuple[str, ...]
     rows: list[dict[str, Any]]
+    total: int  # the cards found, of which `rows` holds the first (all, with no limit)
 
 
 class Searcher:
@@ -483,20 +553,35 @@ class Searcher:
         extra = tuple(games[0].attributes) if len(games) == 1 else ()
         collation = "C" if self.db.dialect.name == "postgresql" else None
         stmt = compile_query(query, games, extra, collation, self.games)
-        if limit is not None:
-            stmt = stmt.limit(limit)
         with self.db.connect() as conn:
             if self.db.dialect.name == "sqlite":
                 _register_sqlite_functions(conn)
-            rows = [dict(r._mapping) for r in conn.execute(stmt)]
-        return SearchResult(query, (*COLUMNS, *extra), rows)
+            limited = stmt if limit is None else stmt.limit(limit)
+            rows = [dict(r._mapping) for r in conn.execute(limited)]
+            total = len(rows)
+            if limit is not None and total == limit:
+                counted = select(func.count()).select_from(stmt.subquery())
+                total = conn.execute(counted).scalar_one()
+        return SearchResult(query, (*COLUMNS, *extra), rows, total)
 
 
 def search(
-    db: Engine, text: str, game: str | None = None, limit: int | None = None
+    db: Engine | str | os.PathLike[str],
+    text: str,
+    game: str | None = None,
+    limit: int | None = None,
 ) -> SearchResult:
-    """The cards that `text` finds, in the game `game` or in every game of the database."""
-    return Searcher(db).search(text, game, limit)
+    """The cards that `text` finds, in the game `game` or in every game of the database.
+
+    `db` is what `cartiera --db` takes (a SQLAlchemy URL or a SQLite file path) or an open
+    Engine; a database that cannot be read is a SourceError, as on the command line."""
+    if isinstance(db, Engine):
+        return Searcher(db).search(text, game, limit)
+    from .database import open_engine  # the database module imports the models' world
+    from .project import Project, database_url
+
+    with open_engine(Project(Path.cwd(), database_url(db))) as engine:
+        return Searcher(engine).search(text, game, limit)
 
 
 def browser_index(db: Engine) -> dict[str, Any]:
@@ -525,6 +610,7 @@ def browser_index(db: Engine) -> dict[str, Any]:
         "generic": GENERIC,
         "status": STATUS,
         "boolean": {k: bool(v) for k, v in BOOLEAN.items()},
+        "limits": LIMITS,
         "games": out,
     }
 

@@ -99,6 +99,113 @@ def test_a_bad_query_exits_2_with_one_line_and_a_caret(db_path: Path) -> None:
     assert "Traceback" not in run.output
 
 
+# The issue's hostile queries: each is refused with the limit it passed, never a traceback.
+HOSTILE = {
+    "330 nested parentheses": ("(" * 330 + "re" + ")" * 330, "nesting depth"),
+    "5,000 chained minus signs": ("-" * 5000 + "re", "query length"),
+    "a 64-bit overflow": ("occhio>=9223372036854775808", "number size"),
+    "a 5,000-digit number": ("occhio>=" + "9" * 5000, "query length"),
+    "2,000 words": (" ".join(["re"] * 2000), "query length"),
+    "101 words": (" ".join(["re"] * 101), "condition count"),
+    "a 100,000-character word": ("x" * 100_000, "query length"),
+    "a 201-character word": ("x" * 201, "word length"),
+    "21 nested minus signs": ("-" * 21 + "re", "nesting depth"),
+}
+
+
+@pytest.mark.parametrize(("query", "limit"), HOSTILE.values(), ids=HOSTILE.keys())
+def test_a_query_past_a_limit_is_one_line_with_a_caret(
+    db_path: Path, query: str, limit: str
+) -> None:
+    run = invoke(ROOT, "--db", str(db_path), "search", "bless", query)
+    assert run.exit_code == 2, run.output
+    first, shown, caret = run.stderr.splitlines()
+    assert first.startswith("query:") and f"error: {limit} limit passed: at most " in first
+    column = int(first.split(":")[1])
+    assert len(shown) < 100  # a long query is cut around the column
+    assert caret.strip() == "^" and "Traceback" not in run.output
+    if len(query) < 70:
+        assert caret.index("^") - shown.index(query[0]) == column - 1
+
+
+def test_the_limits_hold_at_their_edge(searcher: Searcher) -> None:
+    """Just inside every limit the query runs (on SQLite: its expression tree is bounded
+    by the limits, not by luck)."""
+    inside = [
+        "-" * 20 + "re",
+        "(" * 20 + "re" + ")" * 20,
+        " or ".join(["forma:luce"] * 50),
+        " ".join(f"o:{'x' * 190}" for _ in range(10)),
+        "occhio<999999999",
+    ]
+    for query in inside:
+        searcher.search(query)
+    assert len(searcher.search(" ".join(["re"] * 100), "bless").rows) == 2
+
+
+def test_any_text_gives_cards_or_one_query_error(searcher: Searcher) -> None:
+    """Whatever is typed, the parser and the SQL give results or a QueryError (a one-line
+    message and a column inside the query), never another exception."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    words = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=8)
+    terms = st.one_of(
+        st.integers(-(10**30), 10**30).map(lambda n: f"occhio>={n}"),
+        st.builds("{}{}{}".format, st.sampled_from(["nome", "o", "maledizione", "x"]),
+                  st.sampled_from([":", "~", "!=", ">"]), words),
+        st.sampled_from(["forma:luce", "is:ricostruito", "t:carta", "re*", '!"re luce"', "%",
+                         "_", "\\", '"', "ordina:-occhio", "or", "-", "(", ")"]),
+        words,
+    )  # fmt: skip
+    queries = st.recursive(
+        terms,
+        lambda inner: st.one_of(
+            inner.map("-{}".format),
+            inner.map("({})".format),
+            st.lists(inner, min_size=2, max_size=4).map(" ".join),
+            st.lists(inner, min_size=2, max_size=3).map(" or ".join),
+        ),
+        max_leaves=30,
+    )
+    texts = st.one_of(st.text(max_size=60), queries)
+
+    @settings(max_examples=150, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(text=texts, game=st.sampled_from([None, "bless", "bldng"]))
+    def check(text: str, game: str | None) -> None:
+        try:
+            searcher.search(text, game)
+        except QueryError as exc:
+            assert "\n" not in exc.one_line()
+            assert 1 <= exc.column <= len(text) + 1
+
+    check()
+
+
+def test_the_python_api_takes_what_the_cli_takes(db_path: Path) -> None:
+    from pipeline.problems import SourceError
+    from pipeline.search import search
+
+    for db in (
+        str(db_path),
+        db_path,
+        f"sqlite:///{db_path}",
+        create_engine(f"sqlite:///{db_path}"),
+    ):
+        assert [r["code"] for r in search(db, "re", "bless").rows] == ["re-luce", "re-ombra"]
+    with pytest.raises(SourceError, match="does not exist"):
+        search(db_path.parent / "missing.db", "re")
+
+
+def test_a_limit_says_how_many_were_found(db_path: Path) -> None:
+    run = invoke(ROOT, "--db", str(db_path), "search", "bless", "forma:luce", "--limit", "3")
+    assert run.exit_code == 0
+    assert run.stdout.splitlines()[-1] == "3 of 29 cards"
+    all_of_them = invoke(ROOT, "--db", str(db_path), "search", "bless", "forma:duale", "-n", "4")
+    assert all_of_them.stdout.splitlines()[-1] == "4 cards"
+
+
 def test_formats_and_limit(db_path: Path) -> None:
     args = ["--db", str(db_path), "search", "bless", "forma:duale"]
     csv_run = invoke(ROOT, *args, "-f", "csv")
@@ -112,7 +219,7 @@ def test_formats_and_limit(db_path: Path) -> None:
 
 def test_user_text_never_reaches_the_sql(searcher: Searcher, db_path: Path) -> None:
     evil = "x'; drop table card; --"
-    query = parse(f'nome:"{evil}" t:"{evil}"')
+    query = parse(f'nome:"{evil}" o:"{evil}"')
     stmt = compile_query(query, searcher.games)
     assert "drop table" not in str(stmt.compile(compile_kwargs={}))
     assert searcher.search(f'nome:"{evil}"').rows == []
@@ -212,22 +319,35 @@ def random_query(rng: random.Random, games: list[Vocabulary], cards: dict[str, A
             return f"{name}:{rng.choice(['a', 'e'])}"
         if pick < 0.5:
             card = rng.choice(deck)
-            word = rng.choice(card["name"].split())
-            return spelled(word[: rng.randint(2, len(word))]) if len(word) > 1 else word
+            word = rng.choice(words_of(card["name"]).split() or ["re"])
+            how = rng.random()
+            if how < 0.15:
+                return f'!"{spelled(card["name"].replace(chr(34), ""))}"'
+            if how < 0.3:
+                return f"nome~{spelled(word[: rng.randint(1, len(word))])}"
+            if how < 0.45:
+                return f"{spelled(word[: rng.randint(1, len(word))])}*"
+            return spelled(word)
         if pick < 0.62 and vocab.texts:
             card = rng.choice(deck)
-            words = words_of(" ".join(card["texts"])).split() or ["carta"]
-            i = rng.randrange(len(words))
+            i = rng.randrange(len(vocab.texts))
+            words = words_of(card["texts"][i]).split() or ["carta"]
+            w = rng.randrange(len(words))
+            field = rng.choice(["o", "testo", vocab.texts[i], vocab.text_labels[vocab.texts[i]]])
+            field = field.replace(" ", "_")
             if rng.random() < 0.3:
-                return f't:"{" ".join(words[i : i + 2])}"'
-            return f"t:{spelled(words[i])}{'*' if rng.random() < 0.2 else ''}"
+                return f'{field}:"{" ".join(words[w : w + 2])}"'
+            if rng.random() < 0.15:
+                return f"{field}~{words[w][: rng.randint(1, len(words[w]))]}"
+            return f"{field}:{spelled(words[w])}{'*' if rng.random() < 0.2 else ''}"
         if pick < 0.72:
             kind = rng.choice([*vocab.kinds, *vocab.kinds.values()])
-            return f"tipo:{spelled(kind.replace(' ', '_'))}"
+            return f"{rng.choice(['tipo', 't'])}:{spelled(kind.replace(' ', '_'))}"
         if pick < 0.78:
             return f"gioco:{rng.choice([vocab.slug, vocab.name.replace(' ', '')])}"
         if pick < 0.84:
-            return f"stato:{rng.choice(['ufficiale', 'ricostruito', 'incompleto'])}"
+            status = rng.choice(["ufficiale", "ricostruito", "incompleto"])
+            return f"{rng.choice(['stato', 'is'])}:{status}"
         if pick < 0.9:
             return f"copie{rng.choice(['>', '>=', '<', ':'])}{rng.randint(0, 6)}"
         return f"mazzo:{rng.choice(list(vocab.decks))}"
@@ -277,6 +397,14 @@ def test_browser_and_sql_agree_on_generated_queries(searcher: Searcher, page: An
         matched += isinstance(want, list) and bool(want)
     assert not mismatches, mismatches[:5]
     assert matched > 600  # most generated queries find something: the check is not vacuous
+
+
+def test_the_limits_are_the_same_in_the_browser(searcher: Searcher, page: Any) -> None:
+    cases = [[query, "bless"] for query, _ in HOSTILE.values()]
+    cases += [["(" * 20 + "re" + ")" * 20, "bless"], ["o:" + "x" * 198, None]]
+    got = page.execute_script(RUN_ALL, cases)
+    for (query, game), found in zip(cases, got, strict=True):
+        assert found == _found(searcher, query, game), query[:40]
 
 
 def test_every_error_is_said_in_italian_on_the_site(page: Any) -> None:

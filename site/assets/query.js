@@ -42,19 +42,41 @@
 
   var TOKEN = new RegExp(
     "(\\s+)|(\\()|(\\))" +
-      "|(([\\p{L}_][\\p{L}\\p{N}_]*)(>=|<=|!=|>|<|=|:)(\"[^\"]*\"?|[^\\s()\"]*))" +
+      "|(([\\p{L}_][\\p{L}\\p{N}_]*)(>=|<=|!=|>|<|=|~|:)(\"[^\"]*\"?|[^\\s()\"]*))" +
+      "|(!(\"[^\"]*\"?|[^\\s()\"]*))" +
       "|(\"[^\"]*\"?)|(-(?=[^\\s)]))|([^\\s()\"]+)",
     "uy"
   );
 
-  function tokens(text) {
-    var out = [], pos = 0, m;
+  var LIMIT_WORDS = {
+    length: ["query length", "characters"],
+    word: ["word length", "characters in one word or condition"],
+    terms: ["condition count", "conditions"],
+    depth: ["nesting depth", "parentheses and '-' inside one another"],
+    number: ["number size", "digits"]
+  };
+
+  function limitError(limits, name, column, text) {
+    var said = LIMIT_WORDS[name];
+    return new QueryError(said[0] + " limit passed: at most " + limits[name] + " " + said[1],
+                          column, text);
+  }
+
+  function tokens(text, limits) {
+    var out = [], pos = 0, m, terms = 0;
+    if (text.length > limits.length) throw limitError(limits, "length", limits.length + 1, text);
+    var lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:^|[^\uD800-\uDBFF])([\uDC00-\uDFFF])/.exec(text);
+    if (lone) throw new QueryError("this character is not text (UTF-8)",
+                                   lone.index + (lone[1] ? lone[0].length : 1), text);
     while (pos < text.length) {
       TOKEN.lastIndex = pos;
       m = TOKEN.exec(text);
       var col = pos + 1;
       pos = TOKEN.lastIndex;
       if (m[1]) continue;
+      if (m[0].length > limits.word) throw limitError(limits, "word", col, text);
+      if ((m[4] || m[8] || m[10] || m[12]) && ++terms > limits.terms)
+        throw limitError(limits, "terms", col, text);
       if (m[2]) { out.push({ kind: "open", column: col }); continue; }
       if (m[3]) { out.push({ kind: "close", column: col }); continue; }
       if (m[4]) {
@@ -72,7 +94,19 @@
         continue;
       }
       if (m[8]) {
-        var p = m[8];
+        var name = m[9], quoted = name.charAt(0) === '"';
+        if (quoted) {
+          if (name.length < 2 || name.charAt(name.length - 1) !== '"')
+            throw new QueryError("this quotation is never closed", col + 1, text);
+          name = name.slice(1, -1);
+        }
+        if (!name.trim()) throw new QueryError("expected a card's name after '!'", col + 1, text);
+        out.push({ kind: "term", column: col, term: {
+          field: "", op: "!", value: name, column: col, valueColumn: col + 1, phrase: quoted } });
+        continue;
+      }
+      if (m[10]) {
+        var p = m[10];
         if (p.length < 2 || p.charAt(p.length - 1) !== '"')
           throw new QueryError("this quotation is never closed", col, text);
         if (p.slice(1, -1).trim())
@@ -81,8 +115,8 @@
             phrase: true } });
         continue;
       }
-      if (m[9]) { out.push({ kind: "neg", column: col }); continue; }
-      var word = m[10], lower = word.toLowerCase();
+      if (m[11]) { out.push({ kind: "neg", column: col }); continue; }
+      var word = m[12], lower = word.toLowerCase();
       if (lower === "or") out.push({ kind: "or", column: col });
       else if (lower === "and") out.push({ kind: "and", column: col });
       else out.push({ kind: "term", column: col, term: {
@@ -92,10 +126,12 @@
     return out;
   }
 
-  function Parser(text, generic, folder) {
+  function Parser(text, generic, folder, limits) {
     this.text = text;
-    this.tokens = tokens(text);
+    this.limits = limits;
+    this.tokens = tokens(text, limits);
     this.i = 0;
+    this.depth = 0;  // parentheses and negations open around the current token
     this.sort = [];
     this.generic = generic;
     this.folder = folder;
@@ -144,22 +180,30 @@
   };
   Parser.prototype.unary = function (top) {
     var token = this.take();
-    if (token.kind === "neg") {
-      if (["end", "close", "or", "and"].indexOf(this.peek().kind) >= 0)
-        throw this.error("expected a condition after '-'", this.peek());
-      var inner = this.unary(false);
-      if (inner === null) throw this.error("ordina: cannot be negated", token);
-      return { not: inner };
-    }
-    if (token.kind === "open") {
-      if (this.peek().kind === "close")
-        throw this.error("expected a condition inside the parentheses", this.peek());
-      var group = this.disjunction(false);
-      var close = this.take();
-      if (close.kind !== "close") throw this.error("expected ')' to close the parenthesis", close);
-      if (group === null) throw this.error("expected a condition inside the parentheses", close);
-      return group;
-    }
+    if (token.kind !== "neg" && token.kind !== "open") return this.leaf(token, top);
+    if (this.depth === this.limits.depth) throw limitError(this.limits, "depth", token.column, this.text);
+    this.depth += 1;
+    var node = token.kind === "neg" ? this.negation(token) : this.group();
+    this.depth -= 1;
+    return node;
+  };
+  Parser.prototype.negation = function (token) {
+    if (["end", "close", "or", "and"].indexOf(this.peek().kind) >= 0)
+      throw this.error("expected a condition after '-'", this.peek());
+    var inner = this.unary(false);
+    if (inner === null) throw this.error("ordina: cannot be negated", token);
+    return { not: inner };
+  };
+  Parser.prototype.group = function () {
+    if (this.peek().kind === "close")
+      throw this.error("expected a condition inside the parentheses", this.peek());
+    var group = this.disjunction(false);
+    var close = this.take();
+    if (close.kind !== "close") throw this.error("expected ')' to close the parenthesis", close);
+    if (group === null) throw this.error("expected a condition inside the parentheses", close);
+    return group;
+  };
+  Parser.prototype.leaf = function (token, top) {
     if (token.kind === "close") throw this.error("this parenthesis closes nothing", token);
     var term = token.term;
     if (this.generic[this.folder.nameKey(term.field)] === "sort") {
@@ -182,6 +226,10 @@
     this.generic = index.generic;
   }
 
+  Engine.prototype.text = function (game, field) {
+    var key = game.text_names[this.folder.nameKey(field)];
+    return key === undefined ? null : key;
+  };
   Engine.prototype.attribute = function (game, field) {
     var key = game.names[this.folder.nameKey(field)];
     return key ? Object.assign({ key: key }, game.attributes[key]) : null;
@@ -202,20 +250,46 @@
     if (ORDERING.indexOf(term.op) >= 0)
       throw new QueryError("'" + term.op + "' compares numbers; " + what + " takes ':' or '!='",
                            term.column, "");
+    this.noPiece(term, what);
+  };
+  Engine.prototype.noPiece = function (term, what) {
+    if (term.op === "~")
+      throw new QueryError("'~' finds a piece of a name or a text, not of " + what, term.column, "");
   };
   Engine.prototype.wholeNumber = function (term) {
     if (!/^[+-]?[0-9]+$/.test(term.value))
       throw new QueryError("expected a whole number after '" + term.field + term.op + "'",
                            term.valueColumn, "");
+    if (term.value.replace(/^[+-]/, "").length > this.index.limits.number)
+      throw limitError(this.index.limits, "number", term.valueColumn, "");
     return parseInt(term.value, 10);
   };
   Engine.prototype.numberCondition = function (term, target) {
+    this.noPiece(term, term.field);
     return { target: target, how: "compare", value: this.wholeNumber(term),
              op: term.op === ":" || term.op === "!=" ? "=" : term.op };
+  };
+  Engine.prototype.textCondition = function (term, target) {
+    if (term.op === "~") return { target: target, how: "contains", value: this.folder.fold(term.value) };
+    this.equalityOnly(term, term.field);
+    return { target: target, how: "words", value: term.value };
+  };
+  Engine.prototype.isCondition = function (term, game) {
+    var status = this.index.status[this.folder.fold(term.value)];
+    if (status !== undefined) return { target: "status", how: "equal", value: status };
+    var attr = this.attribute(game, term.value);
+    if (attr === null || attr.type !== "bool")
+      throw new Unknown("unknown is: value '" + term.value +
+                        "' (use ufficiale, ricostruito, incompleto or a yes/no attribute)", term.valueColumn);
+    return { target: attr.key, how: "equal", value: 1 };
   };
   Engine.prototype.attributeCondition = function (term, attr) {
     var f = this.folder;
     if (attr.type === "int") return this.numberCondition(term, attr.key);
+    if (attr.type === "str") {
+      if (term.op !== "~") this.equalityOnly(term, attr.label);
+      return { target: attr.key, how: "contains", value: f.fold(term.value) };
+    }
     this.equalityOnly(term, attr.label);
     if (attr.type === "bool") {
       var b = this.index.boolean[f.fold(term.value)];
@@ -232,14 +306,14 @@
         throw new Unknown("unknown " + attr.label + " '" + term.value + "'", term.valueColumn);
       return { target: attr.key, how: attr.multiple ? "member" : "equal", value: value };
     }
-    return { target: attr.key, how: "contains", value: f.fold(term.value) };
+    throw new Error("attribute type " + attr.type);
   };
   Engine.prototype.genericCondition = function (term, generic, game) {
     var f = this.folder;
     if (generic === "copies" || generic === "number") return this.numberCondition(term, generic);
+    if (generic === "name" || generic === "text") return this.textCondition(term, generic);
     this.equalityOnly(term, term.field);
-    if (generic === "name") return { target: "name", how: "contains", value: f.fold(term.value) };
-    if (generic === "text") return { target: "text", how: "words", value: term.value };
+    if (generic === "is") return this.isCondition(term, game);
     if (generic === "game") {
       if (!this.matchesGame(game, term.value))
         throw new Unknown("unknown game '" + term.value + "'", term.valueColumn);
@@ -263,7 +337,10 @@
   };
   Engine.prototype.resolve = function (term, game) {
     var f = this.folder;
-    if (!term.field) return { target: "name", how: "contains", value: f.fold(term.value) };
+    if (!term.field) {
+      if (term.op === "!") return { target: "name", how: "exact", value: f.words(term.value) };
+      return { target: "name", how: "words", value: term.value };
+    }
     var attr = this.attribute(game, term.field);
     var generic = this.generic[f.nameKey(term.field)];
     if (generic === undefined) generic = null;
@@ -273,6 +350,9 @@
       } catch (e) {
         if (!e.unknown || generic === null) throw e;
       }
+    } else {
+      var text = this.text(game, term.field);
+      if (text !== null) return this.textCondition(term, "text_" + text);
     }
     if (generic === null) throw new Unknown("unknown attribute '" + term.field + "'", term.column);
     return this.genericCondition(term, generic, game);
@@ -331,19 +411,29 @@
     var v = card.attributes[target];
     return v === undefined ? null : v;
   };
+  /* The values a name or text condition reads: "text" is every text of the card. */
+  Engine.prototype.texts = function (target, game, card) {
+    if (target === "text") return card.texts;
+    if (target.indexOf("text_") === 0) return [card.texts[game.texts.indexOf(target.slice(5))]];
+    return [this.value(card, target)];
+  };
   Engine.prototype.condition = function (cond, game, card) {
     var f = this.folder;
     if (cond.how === "constant") return cond.value;
-    if (cond.how === "words") {
+    if (cond.how === "words" || cond.how === "contains" || cond.how === "exact") {
+      var values = this.texts(cond.target, game, card).filter(function (t) { return t !== null && t !== undefined; });
+      if (cond.how === "contains")
+        return values.some(function (t) { return f.fold(String(t)).indexOf(cond.value) >= 0; });
+      if (cond.how === "exact")
+        return values.some(function (t) { return f.words(String(t)) === cond.value; });
       var prefix = /\*$/.test(cond.value);
       var wanted = f.words(cond.value.replace(/\*+$/, ""));
-      if (!wanted || !game.texts.length) return false;
+      if (!wanted) return false;
       var needle = " " + wanted + (prefix ? "" : " ");
-      return card.texts.some(function (t) { return (" " + f.words(t || "") + " ").indexOf(needle) >= 0; });
+      return values.some(function (t) { return (" " + f.words(String(t)) + " ").indexOf(needle) >= 0; });
     }
     var v = this.value(card, cond.target);
     if (v === null) return false;
-    if (cond.how === "contains") return f.fold(String(v)).indexOf(cond.value) >= 0;
     if (cond.how === "member") return (", " + v + ", ").indexOf(", " + cond.value + ", ") >= 0;
     if (cond.how === "equal") return v === cond.value;
     switch (cond.op) {
@@ -374,7 +464,7 @@
   function compare(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
 
   Engine.prototype.search = function (text, gameSlug) {
-    var parser = new Parser(text, this.generic, this.folder);
+    var parser = new Parser(text, this.generic, this.folder, this.index.limits);
     var query = parser.parse();
     var games = this.index.games;
     if (gameSlug) {
@@ -436,7 +526,16 @@
     [/^expected a whole number after '(.*)'$/, "dopo «$1» ci vuole un numero intero"],
     [/^(.*) is sì or no, not '(.*)'$/, "$1 è sì o no, non «$2»"],
     [/^cannot sort by unknown field '(.*)'$/, "non si può ordinare per «$1»: campo sconosciuto"],
-    [/^the database holds no game '(.*)'$/, "non c'è un gioco «$1»"]
+    [/^the database holds no game '(.*)'$/, "non c'è un gioco «$1»"],
+    [/^expected a card's name after '!'$/, "dopo «!» ci vuole il nome di una carta"],
+    [/^'~' finds a piece of a name or a text, not of (.*)$/, "«~» cerca un pezzo di un nome o di un testo, non di $1"],
+    [/^unknown is: value '(.*)' .*$/, "«is:$1» non c'è (si scrive ufficiale, ricostruito, incompleto o un attributo sì/no)"],
+    [/^this character is not text \(UTF-8\)$/, "questo carattere non è testo (UTF-8)"],
+    [/^query length limit passed: at most (\d+) characters$/, "query troppo lunga: al massimo $1 caratteri"],
+    [/^word length limit passed: at most (\d+) .*$/, "parola troppo lunga: al massimo $1 caratteri per parola o condizione"],
+    [/^condition count limit passed: at most (\d+) conditions$/, "troppe condizioni: al massimo $1"],
+    [/^nesting depth limit passed: at most (\d+) .*$/, "troppe parentesi o «-» uno dentro l'altro: al massimo $1"],
+    [/^number size limit passed: at most (\d+) digits$/, "numero troppo grande: al massimo $1 cifre"]
   ];
 
   function italian(message) {

@@ -162,8 +162,29 @@ def _offline_download(project: Project) -> Download | None:
 
 
 def _write(path: Path, text: str) -> None:
+    _check_front_matter(path, text)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+
+
+def _check_front_matter(path: Path, text: str) -> None:
+    """A page's front matter must read as YAML with a title: MkDocs drops a broken one
+    without a word (the page loses its title and search boost), so the build says so."""
+    if not text.startswith("---\n"):
+        return
+    head = text[4 : text.find("\n---\n", 3) + 1]
+    try:
+        meta = yaml.safe_load(head)
+    except yaml.YAMLError as exc:
+        meta = str(exc).splitlines()[0]
+    if not isinstance(meta, dict) or not isinstance(meta.get("title"), str):
+        raise SourceError(
+            Problem(
+                "error",
+                f"the generated page {path.name} has broken front matter ({meta!r:.80})",
+                hint="quote template values in front matter with `| yaml_str`",
+            )
+        )
 
 
 def _game_pages(

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
 
 
 @cache
 def environment(templates_dir: Path) -> Environment:
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(templates_dir),
         autoescape=select_autoescape(["html", "j2", "svg"], default_for_string=True),
         undefined=StrictUndefined,
@@ -18,3 +21,12 @@ def environment(templates_dir: Path) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+    env.filters["yaml_str"] = yaml_string
+    return env
+
+
+def yaml_string(value: Any) -> Markup:
+    """A value for a page's YAML front matter: one double-quoted scalar (JSON's quoting is
+    YAML's), so a name with a colon, a '#' or a leading '*' stays text; HTML-escaped like
+    every other value."""
+    return Markup(json.dumps(str(escape(value)), ensure_ascii=False))

@@ -49,10 +49,11 @@ class Setup:
 def parse_agents(slug: str, text: str, players: int) -> tuple[str, ...]:
     """``random`` (all seats) or ``greedy,random,...`` (one per seat); one clear line else."""
     names = tuple(a.strip() for a in text.split(","))
-    known = registry.agent_names(slug)
-    unknown = [a for a in names if a not in known]
-    if unknown:
-        raise SimulationError(f"unknown agent '{unknown[0]}' (agents: {', '.join(known)})")
+    for name in names:
+        try:
+            registry.check_agent(slug, name)
+        except registry.UnknownName as exc:
+            raise SimulationError(str(exc)) from None
     if len(names) == 1:
         return names * players
     if len(names) != players:

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from .agents import RandomAgent
 from .core import CardRecord, Rules
+from .ismcts import SearchAgent, SearchSpec, SearchSpecError, parse_spec
 from .plugin import Agent, AgentFactory, GamePlugin
 
 GROUP = "cartiera.games"
@@ -95,13 +96,41 @@ def _agents(slug: str) -> dict[str, AgentFactory]:
 
 
 def agent_names(slug: str) -> list[str]:
-    """ "random" first, then the game's own agents in name order."""
-    return ["random", *sorted(set(_agents(slug)) - {"random"})]
+    """ "random" and "search" (every game has them) first, then the game's own agents in
+    name order."""
+    return ["random", "search", *sorted(set(_agents(slug)) - {"random"})]
 
 
 def make_agent(slug: str, name: str, seed: int) -> Agent:
+    """The agent called `name`; ``search`` may carry a budget and a rollout agent
+    (``search:400``, ``search:0.5s``, ``search:200:greedy``, see pipeline.engine.ismcts)."""
+    if name.partition(":")[0] == "search":
+        spec = _search_spec(slug, name)
+        rollout = None if spec.rollout == "random" else _agents(slug)[spec.rollout]
+        return SearchAgent(seed, spec.budget, rollout)
     factories = _agents(slug)
     if name not in factories:
         known = ", ".join(agent_names(slug))
         raise UnknownName(f"unknown agent '{name}' for {slug} (agents: {known})")
     return factories[name](seed)
+
+
+def check_agent(slug: str, name: str) -> None:
+    """Raise UnknownName, with the known agents or the search agent's form, for a name
+    `make_agent` would refuse."""
+    if name.partition(":")[0] == "search":
+        _search_spec(slug, name)
+    elif name not in _agents(slug):
+        known = ", ".join(agent_names(slug))
+        raise UnknownName(f"unknown agent '{name}' (agents: {known})")
+
+
+def _search_spec(slug: str, name: str) -> SearchSpec:
+    try:
+        spec = parse_spec(name)
+    except SearchSpecError as exc:
+        raise UnknownName(str(exc)) from None
+    if spec.rollout not in _agents(slug):
+        known = ", ".join(sorted(_agents(slug)))
+        raise UnknownName(f"'{name}': no rollout agent '{spec.rollout}' (agents: {known})")
+    return spec

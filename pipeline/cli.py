@@ -10,12 +10,16 @@ from collections.abc import Callable
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
 from .problems import SourceError
 from .project import DB_ENV, Project, open_project
+
+if TYPE_CHECKING:  # the engine loads only for the commands that play
+    from .engine.plugin import Engine
+    from .simulate import Setup
 
 app = typer.Typer(
     name="cartiera",
@@ -897,7 +901,9 @@ def build_cmd(
         typer.echo(warning, err=True)
 
 
-def _engine_setup(ctx: typer.Context, game: str, **kw: Any) -> tuple[Project, Any, Any]:
+def _engine_setup(
+    ctx: typer.Context, game: str, **kw: Any
+) -> tuple[Project, Engine[Any], Setup]:
     """The project, the game's rules and a checked run setup; bad usage is one line, exit 2."""
     from .engine.registry import engine_slugs
     from .play import load_rules
@@ -913,10 +919,9 @@ def _engine_setup(ctx: typer.Context, game: str, **kw: Any) -> tuple[Project, An
         return project, rules, make_setup(rules, options=options, **kw)
     except SimulationError as exc:
         _usage(str(exc))
-    raise AssertionError  # _usage does not return
 
 
-def _usage(message: str) -> None:
+def _usage(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(2)
 
@@ -995,10 +1000,11 @@ def simulate_cmd(
         ctx, game, players=players, teams=teams, options=options, agents=agents
     )
     if match is not None:
-        modes = getattr(rules, "match_modes", ())
-        if match not in modes:
+        matches = rules.matches
+        modes = matches.modes if matches is not None else ()
+        if matches is None or match not in modes:
             _usage(f"{game} has no match mode '{match}' (modes: {', '.join(modes) or 'none'})")
-        found = rules.play_matches(
+        found = matches.play(
             match, games, seed, setup.players, setup.options, setup.agents, jobs
         )
         typer.echo(found.to_json() if as_json else found.report())

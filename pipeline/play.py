@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from sqlmodel import Session, create_engine, select
 
@@ -17,18 +18,20 @@ from . import models
 from .catalog import read_game
 from .database import canonical_json, open_engine
 from .engine import registry
-from .engine.core import CardRecord, Replay, ReplayError, Rules, State, card_digest, play_replay
+from .engine.core import CardRecord, Replay, ReplayError, Seats, State, card_digest, play_replay
+from .engine.plugin import Engine
 from .examples import example_names, run_examples
 from .load import LoadedGame
 from .problems import Problem, SourceError
 from .project import Project
 
 
-def card_records(project: Project, slug: str) -> list[CardRecord]:
-    """The game's distinct cards from the project's database, in number order."""
+def engine_input(project: Project, slug: str) -> tuple[Seats, list[CardRecord]]:
+    """What a game's engine is built from, read from the project's database: game.yaml's
+    player counts and the game's distinct cards, in number order."""
     with open_engine(project) as db:
         game = read_game(db, slug)
-    return [
+    records = [
         CardRecord(
             c.number,
             c.code,
@@ -43,17 +46,23 @@ def card_records(project: Project, slug: str) -> list[CardRecord]:
         )
         for c in sorted(game.cards, key=lambda c: c.number)
     ]
+    return Seats(game.players_min, game.players_max), records
 
 
-def load_rules(project: Project, slug: str) -> Rules:
+def card_records(project: Project, slug: str) -> list[CardRecord]:
+    """The game's distinct cards from the project's database, in number order."""
+    return engine_input(project, slug)[1]
+
+
+def load_rules(project: Project, slug: str) -> Engine[Any]:
     """A game's rules with its cards read from the project's database (never the YAML)."""
     if slug not in registry.engine_slugs():
         known = ", ".join(registry.engine_slugs()) or "none"
         raise SourceError(
             Problem("error", f"no rules engine for the game '{slug}'", hint=f"engines: {known}")
         )
-    records = card_records(project, slug)
-    return registry.build_rules(slug, records, card_digest(records))
+    seats, records = engine_input(project, slug)
+    return registry.build_rules(slug, seats, records, card_digest(records))
 
 
 def replay_file(project: Project, path: Path) -> tuple[State, list[str]]:

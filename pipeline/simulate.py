@@ -5,7 +5,8 @@ and games are played in chunks merged in game order, so the same seed gives the 
 whatever the number of workers. ``run_chunk`` plays one chunk from plain data (card records,
 seed, indices), so a distributed runner can reuse it. Every game gets the same figures (win
 rate by seat, by team and by agent with 95% Wilson intervals, draws, how games ended, length
-in turns and decisions); a game adds its own tables through its Rules (FigureHooks).
+in turns and decisions); a game adds its own tables through its Engine hooks (``summarize``,
+``figures``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from typing import Any
 
 from .engine import registry
 from .engine.agents import many_games, play
-from .engine.core import CardRecord, Replay, Rules, card_digest
-from .engine.plugin import FigureTable, rate, wilson
+from .engine.core import CardRecord, Replay, Rules, Seats, card_digest
+from .engine.plugin import S, Engine, FigureTable, rate, wilson
 from .play import card_records, load_rules
 from .project import Project
 
@@ -41,6 +42,7 @@ class Setup:
     """What a run plays: plain values, so a worker (or another machine) can rebuild it."""
 
     slug: str
+    seats: Seats  # game.yaml's player counts, which the rules are built for
     players: int
     agents: tuple[str, ...]  # one per seat before rotation
     options: dict[str, Any] = field(default_factory=dict)
@@ -90,12 +92,10 @@ def make_setup(
 ) -> Setup:
     """Check a run's players, team mode, options and agents against the game's rules."""
     info = rules.info
-    n = players or info.min_players
-    if not info.min_players <= n <= info.max_players:
-        span = str(info.min_players)
-        if info.max_players != info.min_players:
-            span += f"-{info.max_players}"
-        raise SimulationError(f"{info.slug} is played by {span} players, not {n}")
+    try:
+        n = info.players(players)
+    except ValueError as exc:
+        raise SimulationError(str(exc)) from exc
     opts = dict(options or {})
     if teams is not None:
         if teams not in info.team_modes:
@@ -107,7 +107,8 @@ def make_setup(
         rules.new_game(0, n, opts)
     except ValueError as exc:
         raise SimulationError(str(exc).splitlines()[0]) from exc
-    return Setup(info.slug, n, parse_agents(info.slug, agents, n), opts)
+    seats = Seats(info.min_players, info.max_players)
+    return Setup(info.slug, seats, n, parse_agents(info.slug, agents, n), opts)
 
 
 def game_seed(seed: int, index: int, role: str = "game") -> int:
@@ -121,7 +122,7 @@ def seats_for(agents: Sequence[str], index: int) -> tuple[str, ...]:
     return tuple(agents[(p + index) % n] for p in range(n))
 
 
-def play_one(rules: Rules, setup: Setup, index: int, seed: int) -> dict[str, Any]:
+def play_one(rules: Engine[S], setup: Setup, index: int, seed: int) -> dict[str, Any]:
     """One seeded game to its end, as plain figures."""
     seats = seats_for(setup.agents, index)
     state = rules.new_game(game_seed(seed, index), setup.players, setup.options)
@@ -132,7 +133,6 @@ def play_one(rules: Rules, setup: Setup, index: int, seed: int) -> dict[str, Any
     play(state, agents)
     outcome = state.outcome()
     assert outcome is not None
-    summarize = getattr(rules, "summarize", None)
     return {
         "index": index,
         "seats": list(seats),
@@ -141,25 +141,25 @@ def play_one(rules: Rules, setup: Setup, index: int, seed: int) -> dict[str, Any
         "teams": list(outcome.teams),
         "turns": state.turn_number(),
         "decisions": sum(1 for e in state.log if e.kind == "action"),
-        "own": summarize(state) if summarize is not None else {},
+        "own": rules.summarize(state),
     }
 
 
-_rules_cache: dict[tuple[str, str], Rules] = {}
+_rules_cache: dict[tuple[str, Seats, str], Engine[Any]] = {}
 
 
-def _rules_for(slug: str, cards: Sequence[CardRecord]) -> Rules:
-    digest = card_digest(cards)
-    if (slug, digest) not in _rules_cache:
-        _rules_cache[slug, digest] = registry.build_rules(slug, cards, digest)
-    return _rules_cache[slug, digest]
+def _rules_for(slug: str, seats: Seats, cards: Sequence[CardRecord]) -> Engine[Any]:
+    key = (slug, seats, card_digest(cards))
+    if key not in _rules_cache:
+        _rules_cache[key] = registry.build_rules(slug, seats, cards, key[2])
+    return _rules_cache[key]
 
 
 def run_chunk(
     setup: Setup, cards: Sequence[CardRecord], seed: int, indices: Sequence[int]
 ) -> list[dict[str, Any]]:
     """Play the games `indices` of a run from plain data (a worker's unit of work)."""
-    rules = _rules_for(setup.slug, cards)
+    rules = _rules_for(setup.slug, setup.seats, cards)
     with many_games():
         return [play_one(rules, setup, i, seed) for i in indices]
 
@@ -297,7 +297,7 @@ def simulate(
             for part in map_chunks(client, run_chunk, (setup, cards, seed), chunks, advance):
                 summaries += part
     elif jobs <= 1:
-        _rules_cache[slug, rules.digest] = rules
+        _rules_cache[slug, setup.seats, rules.digest] = rules
         parts: Any = (run_chunk(setup, cards, seed, chunk) for chunk in chunks)
         for part in parts:
             summaries += part
@@ -314,7 +314,7 @@ def simulate(
 
 
 def summarise(
-    rules: Rules, setup: Setup, seed: int, games: Sequence[Mapping[str, Any]]
+    rules: Engine[Any], setup: Setup, seed: int, games: Sequence[Mapping[str, Any]]
 ) -> SimulationResult:
     n, total = setup.players, len(games)
     seat_wins = Counter(p for g in games for p in g["winners"])
@@ -332,7 +332,6 @@ def summarise(
             agent_wins[name] += p in g["winners"]
     turns = [g["turns"] for g in games] or [0]
     decisions = [g["decisions"] for g in games] or [0]
-    figures = getattr(rules, "figures", None)
     own = [g["own"] for g in games]
     return SimulationResult(
         slug=setup.slug,
@@ -357,7 +356,7 @@ def summarise(
             "min": min(decisions),
             "max": max(decisions),
         },
-        tables=figures(own, n) if figures is not None else [],
+        tables=rules.figures(own, n),
     )
 
 

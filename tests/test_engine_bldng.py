@@ -14,6 +14,7 @@ import yaml
 from pipeline.catalog import read_game
 from pipeline.database import open_engine
 from pipeline.engine.agents import RandomAgent, play
+from pipeline.engine.core import Seats
 from pipeline.examples import examples_dir, load_scenario, run_examples
 from pipeline.games.bldng import checks, matching
 from pipeline.games.bldng.agents import BuilderAgent
@@ -23,6 +24,7 @@ from pipeline.play import card_records, load_rules
 from pipeline.project import open_project
 
 NOT_ENGINE: set[str] = set()
+SEATS = Seats(2, 6)  # games/bldng/game.yaml
 # Player 1's Scacchiera lacks only a Triangolo rosso; player 2's Vetrata only a Triangolo giallo.
 SITE_1 = [
     "cerchio-blu",
@@ -77,7 +79,7 @@ def at(
         "previous_discard": True,
         **position,
     }
-    return rules.setup(spec, players)
+    return rules.setup(spec, players, {})
 
 
 def move(rules: BldngRules, state: BldngState, *specs: dict[str, Any]) -> BldngState:
@@ -91,7 +93,7 @@ def kinds(state: BldngState) -> list[str]:
 
 
 def names(rules: BldngRules, cards: list[int]) -> list[str]:
-    return sorted(rules.codes[c] for c in cards)
+    return sorted(rules.cards.codes[c] for c in cards)
 
 
 def random_game(rules: BldngRules, seed: int, players: int) -> BldngState:
@@ -108,7 +110,7 @@ def test_in_breve(rules):
     play(state, [BuilderAgent(p) for p in range(3)])
     winner = state.outcome().winners[0]
     assert state.outcome().how == "progetto"
-    assert rules.complete(state.project[winner], state.site[winner])
+    assert rules.cards.complete(state.project[winner], state.site[winner])
 
 
 def test_giocatori(rules):
@@ -124,32 +126,32 @@ def test_scopo(rules):
         state = rules.new_game(seed, 2)
         play(state, [BuilderAgent(seed), BuilderAgent(seed + 1)])
         (winner,) = state.outcome().winners
-        assert not rules.complete(state.project[1 - winner], state.site[1 - winner])
+        assert not rules.cards.complete(state.project[1 - winner], state.site[1 - winner])
 
 
 # -- 2. Le carte --------------------------------------------------------------------------------
 
 
 def test_composizione(rules):
-    counts = {k: rules.kinds.count(k) for k in set(rules.kinds)}
+    counts = {k: rules.cards.kinds.count(k) for k in set(rules.cards.kinds)}
     assert counts == {"forma": 64, "jolly": 10, "progetto": 36, "evento": 15, "link": 1}
 
 
 def test_forme(rules):
-    plain = [c for c in range(len(rules.codes)) if rules.plain[c]]
-    assert len(plain) == 64 and all(rules.kinds[c] == "forma" for c in plain)
-    assert sorted({rules.element[c] for c in plain}) == list(range(16))
+    plain = [c for c in range(len(rules.cards.codes)) if rules.cards.plain[c]]
+    assert len(plain) == 64 and all(rules.cards.kinds[c] == "forma" for c in plain)
+    assert sorted({rules.cards.element[c] for c in plain}) == list(range(16))
 
 
 def test_jolly(rules):
-    sizes = sorted(len(rules.fits[c]) for c in range(len(rules.codes)) if rules.kinds[c] == "jolly")
+    sizes = sorted(len(rules.cards.fits[c]) for c in range(len(rules.cards.codes)) if rules.cards.kinds[c] == "jolly")
     assert sizes == [4] * 8 + [16, 16]
 
 
 def test_progetti(rules):
-    projects = [c for c in range(len(rules.codes)) if rules.is_project[c]]
-    assert {rules.size[c] for c in projects} == {8, 10}
-    assert all(sum(rules.need[c].values()) == rules.size[c] for c in projects)
+    projects = [c for c in range(len(rules.cards.codes)) if rules.cards.is_project[c]]
+    assert {rules.cards.size[c] for c in projects} == {8, 10}
+    assert all(sum(rules.cards.need[c].values()) == rules.cards.size[c] for c in projects)
     state = at(rules, ["quadrato-verde"])
     assert state.limit(0) == 8 and state.limit(1) == 8
 
@@ -165,7 +167,7 @@ def test_ordinati_e_sculture(rules, built_once):
                 r, data={"elementi": elements}, attributes={**r.attributes, "tipo": "scultura"}
             )
         moved.append(r)
-    other = build_rules(moved, "moved")
+    other = build_rules(SEATS, moved, "moved")
     for table in (rules, other):
         state = at(table, ["triangolo-rosso"])
         move(table, state, {"draw": True})
@@ -174,7 +176,7 @@ def test_ordinati_e_sculture(rules, built_once):
 
 def test_carte_what_happens(rules, built_once):
     state = rules.new_game(3, 2)
-    in_deck = [c for c in state.deck + state.discard + state.resolving if rules.is_event[c]]
+    in_deck = [c for c in state.deck + state.discard + state.resolving if rules.cards.is_event[c]]
     in_play = in_deck + [c for c in state.keep if c >= 0]
     assert len(in_play) == 15
     # effects come from the card data: a Reverse whose data says "salta-turno" skips
@@ -183,7 +185,7 @@ def test_carte_what_happens(rules, built_once):
         dataclasses.replace(r, data={"effetto": "salta-turno"}) if r.code == "reverse" else r
         for r in records
     ]
-    other = build_rules(edited, "edited")
+    other = build_rules(SEATS, edited, "edited")
     for table, skipped in ((rules, False), (other, True)):
         state = at(table, ["reverse", "quadrato-verde"])
         move(table, state, {"draw": True})
@@ -201,8 +203,8 @@ def test_carta_link(rules):
 def test_due_mazzi(rules):
     state = rules.new_game(5, 3)
     zones = state.zones()
-    assert len(zones["progetti"]) == 33 and all(rules.is_project[c] for c in zones["progetti"])
-    assert all(rules.is_forma[c] or rules.is_event[c] for c in zones["mazzo"] + zones["scarti"])
+    assert len(zones["progetti"]) == 33 and all(rules.cards.is_project[c] for c in zones["progetti"])
+    assert all(rules.cards.is_forma[c] or rules.cards.is_event[c] for c in zones["mazzo"] + zones["scarti"])
 
 
 def test_primo_giocatore(rules):
@@ -226,7 +228,7 @@ def test_prime_pescate(rules):
     for seed in range(10):
         state = rules.new_game(seed, 3)  # played until the first choice
         drawn = [e.args[0] for e in state.log if e.kind == "draw"]
-        assert drawn and all(rules.is_forma[c] for c in drawn)  # Forme only, to the cantiere
+        assert drawn and all(rules.cards.is_forma[c] for c in drawn)  # Forme only, to the cantiere
         assert not any(e.kind == "discard" and e.args[1] == "limite" for e in state.log)
         p = state.current_player()
         if state.decision_kind() == "discard" and state.tasks[-1][3] == "limite":
@@ -450,8 +452,8 @@ def test_shift(rules):
 def test_change_subject(rules):
     state = at(rules, ["change-subject", "quadrato-verde"], projects_deck=["torre", "muro"])
     move(rules, state, {"draw": True})
-    assert rules.codes[state.project[0]] == "torre"
-    assert rules.codes[state.projects[0]] == "scacchiera"  # at the bottom
+    assert rules.cards.codes[state.project[0]] == "torre"
+    assert rules.cards.codes[state.projects[0]] == "scacchiera"  # at the bottom
 
 
 def test_reverse(rules):
@@ -495,7 +497,7 @@ def test_fino_a_15_carte(rules):
     state = at(rules, ["you-can-have-up-to-15-cards", "quadrato-verde", "cerchio-giallo"])
     move(rules, state, {"draw": True})
     assert state.limit(0) == 15 and len(state.site[0]) == 9
-    assert rules.codes[state.keep[0]] == "you-can-have-up-to-15-cards"
+    assert rules.cards.codes[state.keep[0]] == "you-can-have-up-to-15-cards"
     assert state.keep[0] not in state.discard
 
 

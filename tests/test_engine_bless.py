@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
+from pipeline.engine.core import Seats
 from pipeline.games.bless.compiler import KAR, OCC
+from pipeline.games.bless.deck import BlessDeck
 from pipeline.games.bless.engine import BlessRules
 from pipeline.games.bless.state import BlessGame
 from pipeline.play import load_rules
@@ -121,7 +123,8 @@ def blank(rules: BlessRules, code: str, side: str) -> BlessRules:
     i = rules.card(code)
     cards = list(rules.cards)
     cards[i] = rules.cards[i].blanked(side)
-    return BlessRules(cards, f"{rules.digest}-{code}-{side}", rules.texts)
+    seats = Seats(rules.info.min_players, rules.info.max_players)
+    return BlessRules(seats, BlessDeck(cards, rules.texts), f"{rules.digest}-{code}-{side}")
 
 
 # -- every card: its effect changes the outcome as the card says ------------------------------

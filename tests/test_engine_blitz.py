@@ -14,7 +14,7 @@ import pytest
 from pipeline.catalog import read_game
 from pipeline.database import open_engine
 from pipeline.engine.agents import RandomAgent, play
-from pipeline.engine.core import Replay, play_replay
+from pipeline.engine.core import Replay, Seats, play_replay
 from pipeline.examples import example_names, run_examples
 from pipeline.games.blitz.agents import GreedyAgent
 from pipeline.games.blitz.cards import (
@@ -29,7 +29,8 @@ from pipeline.games.blitz.cards import (
     best_plan,
     collection_key,
 )
-from pipeline.games.blitz.engine import BlitzRules, seat_teams
+from pipeline.games.blitz.engine import BlitzRules
+from pipeline.games.blitz.state import seat_teams
 from pipeline.games.blitz.matches import play_match
 from pipeline.games.blitz.state import EVENT_FIELDS, BlitzState
 from pipeline.play import load_rules
@@ -48,6 +49,12 @@ def built_once(built_copy) -> Path:
 @pytest.fixture(scope="module")
 def rules(built_once: Path) -> BlitzRules:
     return load_rules(open_project(built_once), "blitz")  # type: ignore[return-value]
+
+
+@pytest.fixture(scope="module")
+def ten_seats(rules: BlitzRules) -> BlitzRules:
+    """The same rules for a game.yaml declaring 2 to 10 players: two decks from 6 (8.3)."""
+    return BlitzRules(Seats(2, 10), rules.table.records, rules.digest)
 
 
 def at(rules: BlitzRules, players: int = 2, options: dict | None = None, **position: Any):
@@ -91,14 +98,16 @@ def test_in_breve(rules):
         assert seen[kind], kind
 
 
-def test_giocatori(rules):
+def test_giocatori(rules, ten_seats):
     for n in range(2, 6):
         assert rules.new_game(1, n).needed == 3
+    with pytest.raises(ValueError, match="blitz is played by 2-5 players, not 8"):
+        rules.new_game(1, 8)  # games/blitz/game.yaml says 2-5
     for n in range(6, 11):
-        assert rules.new_game(1, n).needed == 5
+        assert ten_seats.new_game(1, n).needed == 5
     for n, options in ((1, {}), (6, {"decks": 1}), (11, {}), (4, {"decks": 3})):
         with pytest.raises(ValueError):
-            rules.new_game(1, n, options)
+            ten_seats.new_game(1, n, options)
     assert seat_teams(4, "pairs") == (0, 1, 0, 1)  # partners sit opposite
     assert seat_teams(6, "pairs") == (0, 1, 2, 0, 1, 2)
     assert seat_teams(6, "teams") == (0, 1, 0, 1, 0, 1)  # teams alternate
@@ -644,10 +653,10 @@ def test_campionato(rules):
     assert totals[champion] >= 255 and totals[champion] == max(totals)
 
 
-def test_piu_mazzi(rules):
-    inst = rules.table.instances(2)
+def test_piu_mazzi(ten_seats):
+    inst = ten_seats.table.instances(2)
     assert len(inst.card) == 108
-    state = rules.new_game(2, 7)
+    state = ten_seats.new_game(2, 7)
     aside = Counter(state.inst.role[c] for c in state.zones()["aside"])
     assert aside == {ASIDE: 2, BLITZ: 1} and state.needed == 5
     assert len(state.deck) == 108 - 3 - 28
@@ -678,7 +687,8 @@ def test_examples_hold(rules, built_once):
     assert all(r.narration for r in results)
 
 
-def test_games_with_options_keep_the_invariants(rules):
+def test_games_with_options_keep_the_invariants(ten_seats):
+    rules = ten_seats
     rng = random.Random(7)
     hows: Counter[str] = Counter()
     for seed in range(RANDOM_GAMES):

@@ -15,7 +15,7 @@ import yaml
 from pipeline.catalog import read_game
 from pipeline.database import open_engine
 from pipeline.engine.agents import RandomAgent, play
-from pipeline.engine.core import Replay, play_replay
+from pipeline.engine.core import Replay, Seats, play_replay
 from pipeline.examples import example_names, examples_dir, load_scenario, run_examples
 from pipeline.games.mazzo.agents import BluffAgent
 from pipeline.games.mazzo.engine import MazzoRules, build_rules
@@ -39,7 +39,7 @@ def rules(built_once: Path) -> MazzoRules:
 
 
 def at(rules: MazzoRules, p1: list[str], p2: list[str], **position: Any) -> MazzoState:
-    return rules.setup({"hands": [p1, p2], **position})
+    return rules.setup({"hands": [p1, p2], **position}, 2, {})
 
 
 def move(rules: MazzoRules, state: MazzoState, *specs: dict[str, Any]) -> MazzoState:
@@ -53,7 +53,7 @@ def kinds(state: MazzoState) -> list[str]:
 
 
 def codes(rules: MazzoRules, cards: list[int]) -> list[str]:
-    return sorted(rules.codes[c] for c in cards)
+    return sorted(rules.cards.codes[c] for c in cards)
 
 
 def random_game(rules: MazzoRules, seed: int) -> MazzoState:
@@ -74,19 +74,19 @@ def test_in_breve(rules):
 
 
 def test_carte(rules):
-    kinds_ = [r.kind for r in rules.records]
+    kinds_ = [r.kind for r in rules.cards.records]
     assert len(kinds_) == 33
     assert (kinds_.count("personaggio"), kinds_.count("mazziere"), kinds_.count("regole")) == (
         31,
         1,
         1,
     )
-    assert sum(rules.in_play) == 32
+    assert sum(rules.cards.in_play) == 32
 
 
 def test_abilita(rules, built_once):
     state = at(rules, ["cavaliere", "spia"], ["gigante", "corriere"], riserva=["ladra", "pirata"])
-    declared = {ABILITIES[a[2]] for a in state.legal_actions() if a[1] == rules.card("cavaliere")}
+    declared = {ABILITIES[a[2]] for a in state.legal_actions() if a[1] == rules.cards.card("cavaliere")}
     assert declared == {"forza", "coraggio"}  # only the printed abilities
     # values are read from the card data: a stronger Cavaliere wins the same clash
     records = card_records(open_project(built_once), "mazzo")
@@ -96,7 +96,7 @@ def test_abilita(rules, built_once):
         else r
         for r in records
     ]
-    for table, winner in ((rules, 1), (build_rules(stronger, "x"), -1)):
+    for table, winner in ((rules, 1), (build_rules(Seats(2, 2), stronger, "x"), -1)):
         s = at(
             table, ["cavaliere", "spia"], ["lottatrice", "corriere"], riserva=["ladra", "pirata"]
         )
@@ -108,12 +108,12 @@ def test_abilita(rules, built_once):
 def test_mazziere(rules):
     state = at(rules, ["gigante", "spia"], ["mazziere", "lottatrice"], riserva=["ladra", "pirata"])
     move(rules, state, {"attack": "gigante", "ability": "forza"})
-    assert ("open", rules.card("mazziere")) not in state.legal_actions()  # never face up
+    assert ("open", rules.cards.card("mazziere")) not in state.legal_actions()  # never face up
     move(rules, state, {"nonce": "mazziere"}, {"believe": True})
     assert codes(rules, state.bottini[1]) == ["gigante", "mazziere"]
     # in attack it may declare any ability and wins the clash
     state = at(rules, ["mazziere", "spia"], ["arcimaga", "corriere"], riserva=["ladra", "pirata"])
-    assert len([a for a in state.legal_actions() if a[1] == rules.card("mazziere")]) == 5
+    assert len([a for a in state.legal_actions() if a[1] == rules.cards.card("mazziere")]) == 5
     move(rules, state, {"attack": "mazziere", "ability": "magia"}, {"open": "arcimaga"})
     assert codes(rules, state.bottini[0]) == ["arcimaga", "mazziere"]
 
@@ -151,7 +151,7 @@ def test_attacco(rules):
     seen = state.observation(1)
     assert seen["table"] == {"mine": None, "theirs": -1}  # face down for the defender
     assert seen["ability"] == ABILITIES.index("coraggio")
-    assert state.observation(0)["table"]["mine"] == rules.card("cavaliere")
+    assert state.observation(0)["table"]["mine"] == rules.cards.card("cavaliere")
 
 
 def test_dichiarare(rules):
@@ -168,8 +168,8 @@ def test_difesa(rules):
     move(rules, state, {"attack": "cavaliere", "ability": "coraggio"})
     legal = state.legal_actions()
     assert {a[1] for a in legal if a[0] == "open"} == {
-        rules.card("paladina"),
-        rules.card("capitana"),
+        rules.cards.card("paladina"),
+        rules.cards.card("capitana"),
     }
     assert len([a for a in legal if a[0] == "nonce"]) == 3
     # no character with the ability: «non ce l'ho» only
@@ -203,9 +203,9 @@ def test_dubitare(rules):
     state = at(rules, ["strega", "spia", "cavaliere"], ["sciamano", "corriere", "paladina"])
     move(rules, state, {"attack": "strega", "ability": "magia"}, {"nonce": "corriere"})
     move(rules, state, {"doubt": True})
-    assert rules.card("strega") in state.hands[0]  # shown and taken back
+    assert rules.cards.card("strega") in state.hands[0]  # shown and taken back
     assert state.observation(0)["other_known"] == sorted(state.hands[1])  # the hand shown
-    assert rules.card("strega") in state.observation(1)["other_known"]
+    assert rules.cards.card("strega") in state.observation(1)["other_known"]
 
 
 def test_dubito_giusto(rules):
@@ -347,7 +347,7 @@ def test_vittoria_immediata(rules):
     state = at(rules, ["mazziere", "spia", "gigante"], ["corriere", "paladina"], draws=["spia"])
     move(rules, state, {"attack": "mazziere", "ability": "magia"}, {"nonce": "paladina"})
     move(rules, state, {"doubt": True})
-    assert not state.is_terminal() and rules.card("mazziere") in state.bottini[1]
+    assert not state.is_terminal() and rules.cards.card("mazziere") in state.bottini[1]
 
 
 def test_rules_clauses_have_tests(built_once):

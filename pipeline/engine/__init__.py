@@ -8,27 +8,27 @@ from .core import (
     CardRecord,
     Chance,
     Event,
-    Game,
     GameInfo,
     IllegalAction,
     Outcome,
     Replay,
     ReplayError,
     Rules,
+    Seats,
     State,
     play_replay,
 )
-from .plugin import Agent, FigureTable, GamePlugin
+from .plugin import Agent, Engine, FigureTable, GamePlugin
 from .registry import agent_names, build_rules, engine_slugs, make_agent
 
 __all__ = [
     "Action",
     "Agent",
     "CardRecord",
+    "Engine",
     "Chance",
     "Event",
     "FigureTable",
-    "Game",
     "GameInfo",
     "GamePlugin",
     "IllegalAction",
@@ -37,6 +37,7 @@ __all__ = [
     "Replay",
     "ReplayError",
     "Rules",
+    "Seats",
     "State",
     "agent_names",
     "build_rules",

@@ -1,19 +1,21 @@
 """The agent every game gets (uniform random over the legal actions), the play loop, and the
 setting for playing many games in a row.
 
-A game's own agents (e.g. Bless's greedy one) come with its plugin (``GamePlugin.agents``);
-the registry's ``make_agent`` offers both.
+A game's own agents (e.g. Bless's greedy one) come with its plugin (``GamePlugin.agents``),
+built on ``ChoosingAgent``; the registry's ``make_agent`` offers both.
 """
 
 from __future__ import annotations
 
 import gc
 import random
-from collections.abc import Iterator, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Generic, cast
 
 from .core import Action, State, choose
-from .plugin import Agent
+from .plugin import Agent, S
 
 
 class RandomAgent:
@@ -26,6 +28,37 @@ class RandomAgent:
 
     def act(self, state: State) -> Action:
         return choose(self.rng, state.legal_actions())  # as self.rng.choice(...), quicker
+
+
+class ChoosingAgent(ABC, Generic[S]):
+    """What a game's own agents share: a seeded RNG for their ties, a decision with one
+    option taken at once, and the best-valued options with a tie broken at random.
+
+    A game's agent says how it chooses among two or more legal actions (``choose``), given
+    its own State class: the registry hands an agent only the states of its game.
+    """
+
+    name: str
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def act(self, state: State) -> Action:
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return legal[0]
+        return self.choose(cast(S, state), legal)
+
+    @abstractmethod
+    def choose(self, state: S, legal: list[Action]) -> Action:
+        """One of `legal` (two or more) for the player who decides in `state`."""
+
+    def best(self, legal: Sequence[Action], value: Callable[[Action], float]) -> Action:
+        """The action of highest value; one at random among those within 1e-9 of it."""
+        scored = [value(a) for a in legal]
+        top = max(scored)
+        choices = [a for a, v in zip(legal, scored, strict=True) if v > top - 1e-9]
+        return choices[0] if len(choices) == 1 else self.rng.choice(choices)
 
 
 def play(state: State, agents: Sequence[Agent], max_actions: int = 100_000) -> State:

@@ -161,6 +161,15 @@ TERMINAL = -1
 
 
 @dataclass(frozen=True)
+class Seats:
+    """How many may play: what the game's game.yaml declares (``players: {min, max}``), read
+    from cards.db with the cards. The one declaration of a game's player counts."""
+
+    min: int
+    max: int
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """What a game is, before any state: what agents, simulations and the CLI may rely on."""
 
@@ -171,6 +180,40 @@ class GameInfo:
     hidden_information: bool = True
     chance: bool = True
     option_names: tuple[str, ...] = ()  # the names `new_game(options=...)` accepts
+
+    @classmethod
+    def of(cls, slug: str, seats: Seats, **traits: Any) -> GameInfo:
+        """The game's info with its player counts from game.yaml (`seats`)."""
+        return cls(slug, seats.min, seats.max, **traits)
+
+    def players(self, players: int | None) -> int:
+        """The player count (the minimum by default) if game.yaml allows it; else
+        ValueError, one sentence, the same for every game."""
+        n = self.min_players if players is None else players
+        if not self.min_players <= n <= self.max_players:
+            span = str(self.min_players)
+            if self.max_players != self.min_players:
+                span += f"-{self.max_players}"
+            raise ValueError(f"{self.slug} is played by {span} players, not {n}")
+        return n
+
+    def start(
+        self,
+        seed: int,
+        players: int | None,
+        options: Mapping[str, Any] | None,
+        chance: Chance | None,
+    ) -> tuple[int, dict[str, Any], Chance]:
+        """What every ``new_game`` does first: the player count (the minimum by default)
+        within game.yaml's, option names among the declared ones, the game's one Chance.
+        Raises ValueError with one sentence, the same for every game."""
+        n = self.players(players)
+        chosen = dict(options or {})
+        unknown = sorted(set(chosen) - set(self.option_names))
+        if unknown:
+            known = ", ".join(self.option_names) or "none"
+            raise ValueError(f"{self.slug} has no option '{unknown[0]}' (options: {known})")
+        return n, chosen, chance if chance is not None else Chance(seed)
 
 
 @dataclass(frozen=True)
@@ -315,10 +358,6 @@ def seat_zones(players: int, *zones: str) -> tuple[tuple[str, ...], ...]:
         names = tuple(tuple(f"{z}-{p}" for z in zones) for p in range(1, players + 1))
         _SEAT_ZONES[key] = names
     return names
-
-
-# The old name, kept while the Bless engine moves to the State interface.
-Game = State
 
 
 class Rules(Protocol):

@@ -6,9 +6,9 @@ the group ``cartiera.games`` (pyproject.toml), so a game from another distributi
 the same way. The ``__init__`` stays light: the engine module is imported only when an
 engine is asked for (``engine="pipeline.games.blitz.engine:build_rules"``).
 
-An engine's ``Rules`` object (core.Rules) also implements the two hook sets below, which the
-generic stages call: ``ScenarioHooks`` for worked examples (scenario format 2) and
-``FigureHooks`` for `cartiera simulate`. Nothing here imports the database.
+An engine's rules object satisfies ``Engine``, the contract below, which every generic stage
+calls (worked examples, `cartiera simulate`, record and replay, the site's balance pages,
+the conformance test). Nothing here imports the database.
 """
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from .core import Action, CardRecord, Event, Rules, State
+from .core import Action, CardRecord, Chance, Event, Rules, Seats, State
+
+if TYPE_CHECKING:  # pydantic loads only with the worked examples
+    from .scenario import PositionView
 
 
 @dataclass(frozen=True)
@@ -63,24 +66,76 @@ class Agent(Protocol):
 
 AgentFactory = Callable[[int], Agent]  # seed -> agent
 
+S = TypeVar("S", bound=State)
 
-class ScenarioHooks(Protocol):
-    """The game's scenario vocabulary: what a position, a move and an expectation may say.
 
-    Scenario files name players 1.., cards by code. The generic runner (pipeline/examples.py)
-    handles the keys every game shares (``events``, ``no_events``, ``legal``, ``decision``,
-    ``player``, ``result``) and passes every other ``expect`` key to ``check``.
+class MatchReport(Protocol):
+    """The figures of a run of whole matches: JSON for machines, a report for people."""
+
+    def to_json(self) -> str: ...
+
+    def report(self) -> str: ...
+
+
+class MatchPlay(Protocol):
+    """Whole matches of several games, for a game whose rules have them (BLITZ 8.1, 8.2):
+    what `cartiera simulate GAME --match MODE` plays."""
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        """The match modes `play` takes (e.g. "rounds", "points")."""
+        ...
+
+    def play(
+        self,
+        mode: str,
+        matches: int,
+        seed: int,
+        players: int,
+        options: Mapping[str, Any],
+        agents: Sequence[str],
+        jobs: int = 1,
+    ) -> MatchReport:
+        """`matches` seeded matches between the named agents (one per seat)."""
+        ...
+
+
+@runtime_checkable
+class Engine(Rules, Protocol[S]):
+    """The one contract between a game and the platform: every hook a game's rules provide.
+
+    ``S`` is the game's own State class: what ``new_game`` and ``setup`` make is what the
+    other hooks are given back. Every hook is required; what a game may lack is said by its
+    value (``matches`` is None, ``position_lines`` returns no line), so the stages never ask
+    whether a hook exists. A game's ``build_rules(seats, cards, digest)`` returns an
+    ``Engine`` of its State (see ``BuildRules``): mypy checks the whole contract there.
+
+    Worked examples (pipeline/examples.py) name players 1.., cards by code. The generic
+    runner handles the keys every game shares (``events``, ``no_events``, ``legal``,
+    ``decision``, ``player``, ``result``) and passes every other ``expect`` key to ``check``.
     """
 
-    def setup(self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]) -> State:
+    def new_game(
+        self,
+        seed: int,
+        players: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        chance: Chance | None = None,
+    ) -> S:
+        """A new game dealt with `seed` (``GameInfo.start`` checks players and options)."""
+        ...
+
+    # -- worked examples -----------------------------------------------------------------
+
+    def setup(self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]) -> S:
         """A state in the given position (validated here: raise ValueError with the key)."""
         ...
 
-    def parse_action(self, state: State, spec: Mapping[str, Any]) -> Action:
+    def parse_action(self, state: S, spec: Mapping[str, Any]) -> Action:
         """The legal action that a step's ``play`` describes; ValueError if none matches."""
         ...
 
-    def describe_action(self, state: State, action: Action) -> dict[str, Any]:
+    def describe_action(self, state: S, action: Action) -> dict[str, Any]:
         """The inverse of ``parse_action``: a spec that parses back to `action`."""
         ...
 
@@ -88,7 +143,7 @@ class ScenarioHooks(Protocol):
         """An event as ``{"kind": ..., "player": 1.., field: value}`` with cards as codes."""
         ...
 
-    def check(self, state: State, key: str, want: Any) -> list[str]:
+    def check(self, state: S, key: str, want: Any) -> list[str]:
         """Failures (Italian or English, one line each) of one game-specific expectation."""
         ...
 
@@ -96,11 +151,20 @@ class ScenarioHooks(Protocol):
         """The game-specific expectation keys `check` understands (for the schema)."""
         ...
 
+    def position_lines(
+        self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
+    ) -> list[str]:
+        """The position of a worked example in Italian, one line each (none: not shown)."""
+        ...
 
-class FigureHooks(Protocol):
-    """What a game adds to the figures every simulation gives (seat/team win rates, length)."""
+    def view(self, state: S) -> PositionView:
+        """The state as a scenario position lists it: whose turn, the seats' zones and
+        attributes, the piles (for the shared ``seats``/``piles``/``turn`` expectations)."""
+        ...
 
-    def summarize(self, state: State) -> dict[str, Any]:
+    # -- balance figures -----------------------------------------------------------------
+
+    def summarize(self, state: S) -> dict[str, Any]:
         """The figures of one finished game, as plain JSON values."""
         ...
 
@@ -108,12 +172,16 @@ class FigureHooks(Protocol):
         """The game's own tables over many games' summaries (in game order)."""
         ...
 
+    @property
+    def matches(self) -> MatchPlay | None:
+        """Whole matches, for a game whose rules have them; None for the others."""
+        ...
 
-class InvariantHooks(Protocol):
-    """The game's own invariants, checked by the conformance test after every action."""
+    # -- conformance ---------------------------------------------------------------------
 
-    def invariants(self, state: State) -> list[str]:
-        """What is wrong with `state` (empty when all holds): limits, scores, turn order."""
+    def invariants(self, state: S) -> list[str]:
+        """What is wrong with `state` (empty when all holds): limits, scores, turn order.
+        The conformance test checks them after every action."""
         ...
 
 
@@ -126,11 +194,16 @@ class GamePlugin:
     data_models: Mapping[str, type] = field(default_factory=dict)
     # checks particular to the game: check(game_source, cards) -> Iterable[CardProblem]
     check: Callable[[Any, list[Any]], Iterable[Any]] | None = None
-    # "module:function" with function(cards: Sequence[CardRecord], digest: str) -> Rules
+    # "module:function" of the game's BuildRules
     engine: str | None = None
     # the game's own agents besides "random" (e.g. {"greedy": ...}), "module:attr" of a
     # Mapping[str, AgentFactory], imported with the engine
     agents: str | None = None
+    # "module:attr" of the game's scenario Vocabulary (pipeline/engine/scenario.py): the typed
+    # words of its worked examples, importable without the cards (for `cartiera schema`)
+    scenario: str | None = None
 
 
-BuildRules = Callable[[Sequence[CardRecord], str], Rules]
+BuildRules = Callable[[Seats, Sequence[CardRecord], str], Engine[Any]]
+"""A game's ``build_rules(seats, cards, digest)``: its rules for game.yaml's player counts
+over these cards (`digest` identifies them, for replays)."""

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import functools
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any, cast
 
 from .agents import RandomAgent
-from .core import CardRecord, Rules
+from .core import CardRecord, Seats
 from .ismcts import SearchAgent, SearchSpec, SearchSpecError, parse_spec
-from .plugin import Agent, AgentFactory, GamePlugin
+from .plugin import Agent, AgentFactory, Engine, GamePlugin
 
 GROUP = "cartiera.games"
 
@@ -78,12 +78,15 @@ def _engine_plugin(slug: str) -> GamePlugin:
     return found
 
 
-def build_rules(slug: str, cards: Sequence[CardRecord], digest: str) -> Rules:
-    """The game's rules over these cards (`digest` identifies them, for replays)."""
-    build = cast(
-        Callable[[Sequence[CardRecord], str], Rules], _attribute(_engine_plugin(slug).engine or "")
-    )
-    return build(cards, digest)
+def build_rules(slug: str, seats: Seats, cards: Sequence[CardRecord], digest: str) -> Engine[Any]:
+    """The game's rules for game.yaml's player counts (`seats`) over these cards (`digest`
+    identifies them, for replays). A plugin whose engine breaks the contract is an error."""
+    target = _engine_plugin(slug).engine or ""
+    build = _attribute(target)
+    rules = build(seats, cards, digest) if callable(build) else None
+    if not isinstance(rules, Engine):
+        raise TypeError(f"the engine {target} of {slug} does not make an Engine")
+    return rules
 
 
 @functools.cache

@@ -52,6 +52,7 @@ class BldngState:
     slug = SLUG
     EVENT_FIELDS = EVENT_FIELDS
     __slots__ = (
+        "cards",
         "chance",
         "deck",
         "direction",
@@ -70,14 +71,13 @@ class BldngState:
         "projects",
         "resolving",
         "result",
-        "rules",
         "site",
         "tasks",
         "turn",
     )
 
-    def __init__(self, rules: BldngCards, players: int, chance: Chance):
-        self.rules = rules
+    def __init__(self, cards: BldngCards, players: int, chance: Chance):
+        self.cards = cards
         self.num_players = players
         self.chance = chance
         self.log: list[Event] = chance.log
@@ -103,7 +103,7 @@ class BldngState:
     # -- 3: preparation -------------------------------------------------------------------------
 
     def deal_new(self) -> None:
-        r = self.rules
+        r = self.cards
         cards = range(len(r.codes))
         self.out = [c for c in cards if not (r.is_forma[c] or r.is_event[c] or r.is_project[c])]
         self.projects = [c for c in cards if r.is_project[c]]
@@ -155,7 +155,7 @@ class BldngState:
     def limit(self, p: int) -> int:
         """4.2: the project's elements, or the count of the card that raises the limit."""
         keep = self.keep[p]
-        return self.rules.count[keep] if keep >= 0 else self.rules.size[self.project[p]]
+        return self.cards.count[keep] if keep >= 0 else self.cards.size[self.project[p]]
 
     def order(self, start: int) -> list[int]:
         """Every player in the direction of play, from `start`."""
@@ -183,12 +183,12 @@ class BldngState:
 
     def _distinct(self, cards: list[int]) -> list[int]:
         """One instance per card number: copies of a card are the same choice."""
-        numbers = self.rules.numbers
+        numbers = self.cards.numbers
         return sorted({numbers[c]: c for c in sorted(cards, reverse=True)}.values())
 
     def _options(self, task: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         kind, p = task[0], task[1]
-        r = self.rules
+        r = self.cards
         if kind == "main":
             return [("draw",), ("take",)]
         if kind == "discard":
@@ -264,7 +264,7 @@ class BldngState:
 
     def _can_take(self, p: int) -> bool:
         """4.4: a Forma just discarded by the one who played before, once p has a full site."""
-        r = self.rules
+        r = self.cards
         return bool(
             self.discard
             and r.is_forma[self.discard[-1]]
@@ -291,7 +291,7 @@ class BldngState:
         card = self._draw_card()
         if card < 0:
             self.log.append(Event("no_card", p))
-        elif self.rules.is_forma[card]:
+        elif self.cards.is_forma[card]:
             self.site[p].append(card)
             self.log.append(Event("draw", p, (card,)))
             self._check_win([p])
@@ -308,7 +308,7 @@ class BldngState:
     # -- 6: What happens ------------------------------------------------------------------------
 
     def _task_wh(self, p: int, card: int) -> None:
-        effect = self.rules.effect[card]
+        effect = self.cards.effect[card]
         self.log.append(Event("whathappens", p, (card, effect)))
         if effect == "limite":  # 6.10: kept, not counted among the Forme
             self.resolving.remove(card)
@@ -329,8 +329,8 @@ class BldngState:
             else:
                 self.log.append(Event("nothing", p, (card,)))
         elif effect == "ruba":
-            if self._options(("steal", p, self.rules.shape[card])):
-                self.tasks.append(("steal", p, self.rules.shape[card]))
+            if self._options(("steal", p, self.cards.shape[card])):
+                self.tasks.append(("steal", p, self.cards.shape[card]))
             else:
                 self.log.append(Event("nothing", p, (card,)))
         elif effect == "sposta-progetti":
@@ -346,21 +346,21 @@ class BldngState:
             self.direction = -self.direction
             self.log.append(Event("reverse", p, (self.direction,)))
         elif effect == "restituisci":  # 6.8: all of them when there are not more
-            if self.rules.count[card] >= len(self.site[p]):
+            if self.cards.count[card] >= len(self.site[p]):
                 for c in sorted(self.site[p]):
                     self._discard(p, c, "restituisci")
             else:
-                self.tasks.append(("discard", p, self.rules.count[card], "restituisci"))
+                self.tasks.append(("discard", p, self.cards.count[card], "restituisci"))
 
     def _take_cards(self, p: int, card: int) -> None:
         """6.2: draw the card's count, discard as many Forme as came; other What happens
         drawn meanwhile wait until this one is done."""
         drawn, aside = 0, []
-        for _ in range(self.rules.count[card]):
+        for _ in range(self.cards.count[card]):
             c = self._draw_card()
             if c < 0:
                 break
-            if self.rules.is_forma[c]:
+            if self.cards.is_forma[c]:
                 self.site[p].append(c)
                 self.log.append(Event("draw", p, (c,)))
                 drawn += 1
@@ -395,7 +395,7 @@ class BldngState:
     def _check_win(self, changed: Any) -> None:
         """5.3: whoever completes the project wins at once; at the same moment, the player
         of the turn, else the first that follows in the direction of play."""
-        done = [q for q in changed if self.rules.complete(self.project[q], self.site[q])]
+        done = [q for q in changed if self.cards.complete(self.project[q], self.site[q])]
         if done:
             winner = next(q for q in self.order(self.player) if q in done)
             self._finish((winner,), "progetto")
@@ -407,11 +407,11 @@ class BldngState:
         jolly: tuple[tuple[int, int], ...] = ()
         if winners:
             card, site = self.project[winners[0]], self.site[winners[0]]
-            kinds = match(self.rules.need[card], [self.rules.fits[c] for c in site])
+            kinds = match(self.cards.need[card], [self.cards.fits[c] for c in site])
             jolly = tuple(
                 (c, k)
                 for c, k in zip(site, kinds, strict=True)
-                if k is not None and not self.rules.plain[c]
+                if k is not None and not self.cards.plain[c]
             )
         self.log.append(Event("end", -1, (winners[0] if winners else -1, how, card, jolly)))
 
@@ -473,7 +473,7 @@ class BldngState:
     def clone(self) -> BldngState:
         copy = BldngState.__new__(BldngState)
         log = list(self.log)
-        copy.rules = self.rules
+        copy.cards = self.cards
         copy.num_players = self.num_players
         copy.chance = self.chance.copy(log)
         copy.log = log

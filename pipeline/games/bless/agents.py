@@ -5,12 +5,13 @@ future chance outcomes) has been drawn again, so it never peeks.
 
 from __future__ import annotations
 
-import random
+from pipeline.engine.agents import ChoosingAgent
+from pipeline.engine.core import Action
 
-from pipeline.engine.core import Action, Game
+from .state import BlessGame
 
 
-class GreedyAgent:
+class GreedyAgent(ChoosingAgent[BlessGame]):
     """Takes the action whose result it values most, one decision ahead.
 
     The value is the game's own heuristic (``game.value(player)``): score difference first,
@@ -20,22 +21,15 @@ class GreedyAgent:
 
     name = "greedy"
 
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    def act(self, game: Game) -> Action:
-        actions = game.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        me = game.current_player()
-        hint = getattr(game, "hint", None)
-        suggested = hint(me) if hint is not None else None
+    def choose(self, state: BlessGame, legal: list[Action]) -> Action:
+        me = state.current_player()
+        suggested = state.hint(me)
         if suggested is not None:
             return suggested
-        base = game.determinize(me, self.rng.getrandbits(32))
+        base = state.determinize(me, self.rng.getrandbits(32))
         best: list[Action] = []
         best_value = float("-inf")
-        for action in actions:
+        for action in legal:
             trial = base.clone()
             trial.apply(action)
             value = self._worth(trial, me, FOLLOW_UP)
@@ -45,7 +39,7 @@ class GreedyAgent:
                 best.append(action)
         return best[0] if len(best) == 1 else self.rng.choice(best)
 
-    def _worth(self, game: Game, me: int, depth: int) -> float:
+    def _worth(self, game: BlessGame, me: int, depth: int) -> float:
         """The value after an action, looking through the follow-up choices it asks of the
         same player (its targets, the Offerta ...), which belong to the same move."""
         if (
@@ -60,7 +54,7 @@ class GreedyAgent:
                 trial.apply(action)
                 values.append(self._worth(trial, me, depth - 1))
             return max(values)
-        return game.value(me)  # type: ignore[attr-defined]
+        return game.value(me)
 
 
 FOLLOW_UP = 3

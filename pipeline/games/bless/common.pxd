@@ -23,6 +23,7 @@ cdef class GameFields(Reader):
     cdef public object blessed
     cdef public object bonus
     cdef public object chance
+    cdef public object deck
     cdef public object end_now
     cdef public object final_by
     cdef public object final_how
@@ -37,7 +38,6 @@ cdef class GameFields(Reader):
     cdef public object over
     cdef public Decision pending
     cdef public object responded
-    cdef public object rules
     cdef public object scores
     cdef public object since
     cdef public object stack

@@ -6,19 +6,14 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from pipeline.engine.core import Chance, Event, GameInfo
+from pipeline.engine.core import Chance, Event
 
-from .compiler import MAL, PRE, Reader
+from .compiler import ALT, ASIDE, HAND, MAL, PRE, Reader
+from .deck import BlessDeck
 
 SLUG = "bless"
-INFO = GameInfo(
-    SLUG,
-    2,
-    2,
-    hidden_information=True,
-    chance=True,
-    option_names=("altar", "max_turns", "first_player"),
-)
+OPTION_NAMES = ("altar", "max_turns", "first_player")
+KINDS = {HAND: "hand", MAL: "maledizioni", PRE: "preghiere", ALT: "altare", ASIDE: "aside"}
 INTO = {"maledizione": MAL, "preghiera": PRE}
 ATT, DEF, TIE = 0, 1, 2
 LIMIT_MAL, LIMIT_ECO = 4, 2
@@ -75,6 +70,13 @@ EVENT_FIELDS = {
 # A NamedTuple (Frame, Event) built from all its fields without its Python-level
 # __new__: a hot path, compiled or not.
 new_tuple = tuple.__new__
+
+
+def zone_name(zone: int) -> str:
+    """A zone's name in scenarios and State.zones(): mazzo, vuoto, hand-1, altare-2 ..."""
+    if zone < 2:
+        return ("mazzo", "vuoto")[zone]
+    return f"{KINDS[zone >> 1]}-{(zone & 1) + 1}"
 
 
 class Decision:
@@ -155,6 +157,7 @@ class GameFields(Reader):
         "blessed",
         "bonus",
         "chance",
+        "deck",
         "end_now",
         "final_by",
         "final_how",
@@ -169,7 +172,6 @@ class GameFields(Reader):
         "over",
         "pending",
         "responded",
-        "rules",
         "scores",
         "since",
         "stack",
@@ -180,7 +182,7 @@ class GameFields(Reader):
         "winner",
     )
 
-    rules: Any  # the BlessRules that made the game
+    deck: BlessDeck  # the cards of the game (and their texts)
     log: list[Event]
     chance: Chance
     num_players: int

@@ -9,17 +9,19 @@ this turn (Maledizioni that attacked, Preghiere invoked, Eco that already answer
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pipeline.engine.core import Action, Event
+from pipeline.engine.core import Action, Chance, Event
+from pipeline.engine.scenario import PositionView
 
+from .common import EVENT_FIELDS, KINDS, zone_name
 from .compiler import (
     ALT,
-    ASIDE,
     HAND,
     KAR,
+    LEGAME,
     LUCE,
     MAL,
     MAZZO,
@@ -28,14 +30,12 @@ from .compiler import (
     PRE,
     VUOTO,
 )
+from .deck import BlessDeck
 from .narrate import player_name
-
-if TYPE_CHECKING:
-    from .state import BlessGame
+from .state import BlessGame
 
 FORMA_NAMES = {1: "Luce", 2: "Ombra", 3: "Duale"}
 KEYWORDS = ("Rivalita", "Impatto", "Barriera", "Fato")
-KINDS = {HAND: "hand", MAL: "maledizioni", PRE: "preghiere", ALT: "altare", ASIDE: "aside"}
 PILE_CODES = {"mazzo": MAZZO, "vuoto": VUOTO}
 CARD_FIELDS = ("card", "attacker", "defender", "legame", "host", "of")
 CARD_LISTS = ("cards", "set_aside", "drawn", "targets")
@@ -137,274 +137,354 @@ class ScenarioError(ValueError):
         self.loc = tuple(loc)
 
 
-def zone_name(zone: int) -> str:
-    if zone < 2:
-        return ("mazzo", "vuoto")[zone]
-    return f"{KINDS[zone >> 1]}-{(zone & 1) + 1}"
+def place(
+    deck: BlessDeck, spec: Mapping[str, Any], seed: int = 0, dice: Sequence[int] = ()
+) -> BlessGame:
+    """A game set up in a given position (players numbered 1 and 2, cards by code).
+
+    Cards not placed anywhere go to the Mazzo, under the ones listed on top of it, in
+    number order. ``dice`` scripts the die rolls of Fato clashes.
+    """
+    options = {"altar": spec.get("altar", 5), "max_turns": spec.get("max_turns", 400)}
+    chance = Chance(seed, forced={"dado": list(dice)})
+    g = BlessGame(deck, seed, options, chance, deal=False)
+    g.piles[MAZZO] = []
+    placed: list[int] = []
+
+    def put(code: str, zone: int) -> int:
+        c = deck.card(code)
+        if c in placed:
+            raise ValueError(f"{code} is placed twice")
+        placed.append(c)
+        g.piles[zone].append(c)
+        g.zone[c] = zone
+        g.since[c] = g._tick()
+        return c
+
+    bonds = []
+    for p, side in enumerate(spec.get("players", [])):
+        for code in side.get("hand", []):
+            put(code, 2 * HAND + p)
+        for item in side.get("maledizioni", []):
+            item = {"card": item} if isinstance(item, str) else item
+            c = put(item["card"], 2 * MAL + p)
+            g.corrupt[c] = int(bool(item.get("corrotta", False)))
+            g.stasi[c] = int(bool(item.get("stasi", False)))
+        for item in side.get("preghiere", []):
+            item = {"card": item} if isinstance(item, str) else item
+            c = put(item["card"], 2 * PRE + p)
+            if deck.cards[c].prayer == LEGAME:
+                if "host" not in item:
+                    raise ValueError(f"the Legame {item['card']} needs a host")
+                bonds.append((c, item["host"]))
+        for code in side.get("altare", []):
+            put(code, 2 * ALT + p)
+    for code in spec.get("vuoto", []):
+        put(code, VUOTO)
+    top = [put(code, MAZZO) for code in spec.get("mazzo", [])]
+    rest = [c for c in range(len(deck.cards)) if c not in placed]
+    for c in rest:
+        g.zone[c] = MAZZO
+    g.piles[MAZZO] = sorted(rest, reverse=True) + top[::-1]
+    for legame, code in bonds:
+        g.host[legame] = deck.card(code)
+    for code in spec.get("attacked", []):
+        g.attacked[deck.card(code)] = int(spec.get("turn", 3))
+    for code in spec.get("invoked", []):
+        g.invoked[deck.card(code)] = int(spec.get("turn", 3))
+    for code in spec.get("responded", []):
+        g.responded[deck.card(code)] = int(spec.get("turn", 3))
+    for code in spec.get("barriera", []):
+        g.barrier[deck.card(code)] = int(spec.get("turn", 3))
+    g.turn = int(spec.get("turn", 3))
+    g.active = int(spec.get("active", 1)) - 1
+    g.first = int(spec.get("first", 1)) - 1
+    g.actions = int(spec.get("actions", 3))
+    g.scores = [int(x) for x in spec.get("scores", [0, 0])]
+    g.bonus = g.scores[:]
+    final = spec.get("final")
+    if final:
+        g.final_by, g.final_how = int(final["by"]) - 1, final.get("how", "altare")
+        g.final_last = int(final["last_turn"])
+    g._dirty()
+    if spec.get("phase") == "end":
+        g._push(("end_turn",))
+    g._run()
+    return g
 
 
-class BlessScenarios:
-    """ScenarioHooks for BlessRules (mixed in): cards by code, players 1 and 2."""
-
-    cards: list[Any]
-    event_fields: Mapping[str, Sequence[str]]
-
-    def card(self, code: str) -> int:  # provided by BlessRules
-        raise NotImplementedError
-
-    def position(self, spec: Mapping[str, Any], seed: int = 0, dice: Sequence[int] = ()) -> Any:
-        raise NotImplementedError
-
-    def code(self, c: int) -> str:
-        return str(self.cards[c].code)
-
-    # -- positions and moves -------------------------------------------------------------
-
-    def setup(
-        self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
-    ) -> BlessGame:
-        if players != 2:
-            raise ScenarioError(f"Bless is played by 2, not {players}")
-        try:
-            spec = Position.model_validate(position)
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            loc = [x for x in error["loc"] if isinstance(x, str | int)]
-            raise ScenarioError(error["msg"], loc) from exc
-        raw = spec.model_dump(exclude_none=True)
-        raw["altar"] = int(options.get("altar", 5))
-        try:
-            return self.position(raw, spec.seed, spec.dice)
-        except KeyError as exc:
-            raise ScenarioError(exc.args[0]) from exc
-
-    def parse_action(self, state: BlessGame, spec: Any) -> Action:
-        """``end``, ``{cala: x, as: preghiera}``, ``{attack: x, target: y}``, ``{attack: x,
-        direct: true}``, ``{invoke: x}``, ``{remove_stasi: x}``, ``{choose: value}``."""
-        if spec in ("end", {"end": True}):
-            return ("end",)
-        if not isinstance(spec, Mapping) or not 1 <= len(spec) <= 2:
-            raise ScenarioError(f"not a Bless move: {spec!r}")
-        if "cala" in spec:
-            return ("cala", self.card(spec["cala"]), spec.get("as", "maledizione"))
-        if "remove_stasi" in spec:
-            return ("stasi", self.card(spec["remove_stasi"]))
-        if "invoke" in spec:
-            return ("invoke", self.card(spec["invoke"]))
-        if "attack" in spec:
-            if spec.get("direct"):
-                return ("direct", self.card(spec["attack"]))
-            return ("attack", self.card(spec["attack"]), self.card(spec["target"]))
-        if "choose" in spec:
-            choice = self._choice(spec["choose"])
-            if isinstance(choice, tuple) and state.pending is not None:
-                order = state.pending.options
-                choice = tuple(sorted(choice, key=lambda c: order.index(c) if c in order else -1))
-            return ("choose", choice)
-        raise ScenarioError(f"not a Bless move: {spec!r}")
-
-    def _choice(self, value: Any) -> Any:
-        if isinstance(value, bool):
-            return int(value)
-        if isinstance(value, list):
-            return tuple(self.card(v) for v in value)
-        if value in CHOICE_WORDS:
-            return CHOICE_WORDS[value]
-        if value in ("maledizione", "preghiera"):
-            return MAL if value == "maledizione" else PRE
-        return self.card(value)
-
-    def describe_action(self, state: BlessGame, action: Action) -> dict[str, Any]:
-        kind = action[0]
-        if kind == "end":
-            return {"end": True}
-        if kind == "cala":
-            return {"cala": self.code(action[1]), "as": action[2]}
-        if kind == "stasi":
-            return {"remove_stasi": self.code(action[1])}
-        if kind == "invoke":
-            return {"invoke": self.code(action[1])}
-        if kind == "direct":
-            return {"attack": self.code(action[1]), "direct": True}
-        if kind == "attack":
-            return {"attack": self.code(action[1]), "target": self.code(action[2])}
-        choice = action[1]
-        d = state.pending
-        if isinstance(choice, tuple):
-            return {"choose": [self.code(c) for c in choice]}
-        if d is not None and d.kind in ("offer", "yesno"):
-            return {"choose": "yes" if choice else "no"}
-        if d is not None and d.kind == "fato":
-            return {"choose": "dispari" if choice else "pari"}
-        if d is not None and d.kind == "into":
-            return {"choose": "maledizione" if choice == MAL else "preghiera"}
-        if d is not None and d.kind == "forma":
-            return {"choose": FORMA_NAMES[choice]}
-        return {"choose": self.code(choice)}
-
-    def describe_event(self, event: Event) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": event.kind}
-        if event.player >= 0:
-            out["player"] = event.player + 1
-        for name, value in zip(self.event_fields.get(event.kind, ()), event.args, strict=False):
-            if name in CARD_FIELDS and isinstance(value, int):
-                value = self.code(value) if value >= 0 else None
-            elif name in CARD_LISTS and isinstance(value, tuple):
-                value = [self.code(c) for c in value]
-            elif name == "zone" and isinstance(value, int):
-                value = zone_name(2 * value)[:-2] if value >= HAND else zone_name(value)
-            elif name == "result" and event.kind == "clash":
-                value = CLASH_RESULTS[value]
-            out[name] = value
-        return out
-
-    # -- expectations ----------------------------------------------------------------------
-
-    def expect_keys(self) -> Sequence[str]:
-        return EXPECT_KEYS
-
-    def check(self, state: BlessGame, key: str, want: Any) -> list[str]:
-        out: list[str] = []
-        g = state
-
-        def same(label: str, got: Any, value: Any) -> None:
-            if got != value:
-                out.append(f"{label}: expected {value!r}, got {got!r}")
-
-        try:
-            if key == "scores":
-                same("scores", list(g.scores), want)
-            elif key == "zones":
-                for code, zone in want.items():
-                    same(f"zone of {code}", zone_name(g.zone[self.card(code)]), zone)
-            elif key == "cards":
-                for code, fields in want.items():
-                    out += self._card_state(g, code, CardState.model_validate(fields))
-            elif key == "piles":
-                for name, value in want.items():
-                    pile = self._pile(g, name)
-                    if isinstance(value, int):
-                        same(f"size of {name}", len(pile), value)
-                    else:
-                        same(f"{name}", self._listed(name, pile), value)
-            elif key == "top":
-                for name, code in want.items():
-                    listed = self._listed(name, self._pile(g, name))
-                    top = (listed[0] if name == "mazzo" else listed[-1]) if listed else None
-                    same(f"top of {name}", top, code)
-            elif key in ("corrotta", "pura", "stasi"):
-                flags, value = (g.stasi, 1) if key == "stasi" else (g.corrupt, int(key != "pura"))
-                for code in want:
-                    c = self.card(code)
-                    if flags[c] != value or g.zone[c] >> 1 != MAL:
-                        out.append(f"{code} is not {key}")
-            elif key in ("occhio", "karma"):
-                stat = OCC if key == "occhio" else KAR
-                for code, value in want.items():
-                    same(f"{key} of {code}", g.stat(self.card(code), stat), value)
-            elif key == "host":
-                for code, host in want.items():
-                    got = g.host[self.card(code)]
-                    same(f"host of {code}", self.code(got) if got >= 0 else None, host)
-            elif key == "actions":
-                same("actions", g.actions, want)
-            elif key == "active":
-                same("active player", g.active + 1, want)
-            elif key == "turn":
-                same("turn", g.turn, want)
-            elif key == "illegal":
-                legal = g.legal_actions()
-                for spec in want:
-                    if self.parse_action(g, spec) in legal:
-                        out.append(f"{spec} should not be legal")
-            elif key == "final":
-                final = {"by": g.final_by + 1, "how": g.final_how, "last_turn": g.final_last}
-                same("final turns", {k: final.get(k) for k in want}, want)
-        except (KeyError, ValueError, AttributeError, TypeError) as exc:
-            out.append(f"{key}: cannot check {want!r} ({exc})")
-        return out
-
-    def _pile(self, g: BlessGame, name: str) -> list[int]:
-        if name in PILE_CODES:
-            return list(g.piles[PILE_CODES[name]])
-        kind, _, player = name.rpartition("-")
-        codes = {v: k for k, v in KINDS.items()}
-        if kind not in codes or player not in ("1", "2"):
-            raise KeyError(f"no pile '{name}' (mazzo, vuoto, hand-1, altare-2 ...)")
-        return list(g.piles[2 * codes[kind] + int(player) - 1])
-
-    def _listed(self, name: str, pile: list[int]) -> list[str]:
-        """A pile as a position lists it: the Mazzo from its top, the rest bottom first."""
-        codes = [self.code(c) for c in pile]
-        return codes[::-1] if name == "mazzo" else codes
-
-    def _card_state(self, g: BlessGame, code: str, want: CardState) -> list[str]:
-        c = self.card(code)
-        on_field = g.zone[c] >> 1 == MAL
-        got: dict[str, Any] = {
-            "zone": zone_name(g.zone[c]),
-            "corrotta": on_field and bool(g.corrupt[c]),
-            "stasi": on_field and bool(g.stasi[c]),
-            "barriera": g.barrier[c] == g.turn,
-            "occhio": g.stat(c, OCC),
-            "karma": g.stat(c, KAR),
-            "forma": FORMA_NAMES[g.forma(c)],
-            "keywords": [k for k in KEYWORDS if g.has(c, k)],
-            "host": self.code(g.host[c]) if g.host[c] >= 0 else None,
-            "answered": g.responded[c] == g.turn,
-        }
-        out = []
-        for name, value in want.model_dump(exclude_none=True).items():
-            if name == "has":
-                missing = [k for k in value if k not in got["keywords"]]
-                if missing:
-                    out.append(f"{code} lacks {missing} (has {got['keywords']})")
-            elif name == "lacks":
-                extra = [k for k in value if k in got["keywords"]]
-                if extra:
-                    out.append(f"{code} has {extra}")
-            elif got[name] != value:
-                out.append(f"{name} of {code}: expected {value!r}, got {got[name]!r}")
-        return out
-
-    # -- narration of a position -----------------------------------------------------------
-
-    def position_lines(
-        self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
-    ) -> list[str]:
+def setup(
+    deck: BlessDeck, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
+) -> BlessGame:
+    try:
         spec = Position.model_validate(position)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = [x for x in error["loc"] if isinstance(x, str | int)]
+        raise ScenarioError(error["msg"], loc) from exc
+    raw = spec.model_dump(exclude_none=True)
+    raw["altar"] = int(options.get("altar", 5))
+    try:
+        return place(deck, raw, spec.seed, spec.dice)
+    except KeyError as exc:
+        raise ScenarioError(exc.args[0]) from exc
 
-        def name(code: str) -> str:
-            return str(self.cards[self.card(code)].name)
 
-        out = [
-            f"- Turno {spec.turn}, di {player_name(spec.active - 1)}, con "
-            f"{spec.actions} Azioni; punti {spec.scores[0]} a {spec.scores[1]}."
-        ]
-        for p, side in enumerate(spec.players):
-            parts = []
-            if side.hand:
-                parts.append("in mano " + ", ".join(name(c) for c in side.hand))
-            for item in side.maledizioni:
-                m = Maledizione(card=item) if isinstance(item, str) else item
-                state = "Corrotta" if m.corrotta else "Pura"
-                stasi = ", in Stasi" if m.stasi else ""
-                parts.append(f"Maledizione {name(m.card)} ({state}{stasi})")
-            for prayer in side.preghiere:
-                pr = Preghiera(card=prayer) if isinstance(prayer, str) else prayer
-                bond = f", legata a {name(pr.host)}" if pr.host else ""
-                parts.append(f"Preghiera {name(pr.card)}{bond}")
-            if side.altare:
-                parts.append(f"{len(side.altare)} carte nell'Altare")
-            text = "; ".join(parts) if parts else "niente in campo"
-            out.append(f"- {player_name(p)}: {text}.")
-        if spec.vuoto:
-            out.append("- Nel Vuoto: " + ", ".join(name(c) for c in spec.vuoto) + ".")
-        if spec.responded:
-            answered = ", ".join(name(c) for c in spec.responded)
-            out.append(f"- Hanno già risposto in questo turno: {answered}.")
-        if spec.barriera:
-            out.append("- Barriera in corso: " + ", ".join(name(c) for c in spec.barriera) + ".")
-        if spec.phase == "end":
-            out.append("- Il turno sta finendo.")
-        return out
+def parse_action(state: BlessGame, spec: Any) -> Action:
+    """``end``, ``{cala: x, as: preghiera}``, ``{attack: x, target: y}``, ``{attack: x,
+    direct: true}``, ``{invoke: x}``, ``{remove_stasi: x}``, ``{choose: value}``."""
+    deck = state.deck
+    if spec in ("end", {"end": True}):
+        return ("end",)
+    if not isinstance(spec, Mapping) or not 1 <= len(spec) <= 2:
+        raise ScenarioError(f"not a Bless move: {spec!r}")
+    if "cala" in spec:
+        return ("cala", deck.card(spec["cala"]), spec.get("as", "maledizione"))
+    if "remove_stasi" in spec:
+        return ("stasi", deck.card(spec["remove_stasi"]))
+    if "invoke" in spec:
+        return ("invoke", deck.card(spec["invoke"]))
+    if "attack" in spec:
+        if spec.get("direct"):
+            return ("direct", deck.card(spec["attack"]))
+        return ("attack", deck.card(spec["attack"]), deck.card(spec["target"]))
+    if "choose" in spec:
+        choice = _choice(deck, spec["choose"])
+        if isinstance(choice, tuple) and state.pending is not None:
+            order = state.pending.options
+            choice = tuple(sorted(choice, key=lambda c: order.index(c) if c in order else -1))
+        return ("choose", choice)
+    raise ScenarioError(f"not a Bless move: {spec!r}")
+
+
+def _choice(deck: BlessDeck, value: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, list):
+        return tuple(deck.card(v) for v in value)
+    if value in CHOICE_WORDS:
+        return CHOICE_WORDS[value]
+    if value in ("maledizione", "preghiera"):
+        return MAL if value == "maledizione" else PRE
+    return deck.card(value)
+
+
+def describe_action(state: BlessGame, action: Action) -> dict[str, Any]:
+    deck = state.deck
+    kind = action[0]
+    if kind == "end":
+        return {"end": True}
+    if kind == "cala":
+        return {"cala": deck.code(action[1]), "as": action[2]}
+    if kind == "stasi":
+        return {"remove_stasi": deck.code(action[1])}
+    if kind == "invoke":
+        return {"invoke": deck.code(action[1])}
+    if kind == "direct":
+        return {"attack": deck.code(action[1]), "direct": True}
+    if kind == "attack":
+        return {"attack": deck.code(action[1]), "target": deck.code(action[2])}
+    choice = action[1]
+    d = state.pending
+    if isinstance(choice, tuple):
+        return {"choose": [deck.code(c) for c in choice]}
+    if d is not None and d.kind in ("offer", "yesno"):
+        return {"choose": "yes" if choice else "no"}
+    if d is not None and d.kind == "fato":
+        return {"choose": "dispari" if choice else "pari"}
+    if d is not None and d.kind == "into":
+        return {"choose": "maledizione" if choice == MAL else "preghiera"}
+    if d is not None and d.kind == "forma":
+        return {"choose": FORMA_NAMES[choice]}
+    return {"choose": deck.code(choice)}
+
+
+def describe_event(deck: BlessDeck, event: Event) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": event.kind}
+    if event.player >= 0:
+        out["player"] = event.player + 1
+    for name, value in zip(EVENT_FIELDS.get(event.kind, ()), event.args, strict=False):
+        if name in CARD_FIELDS and isinstance(value, int):
+            value = deck.code(value) if value >= 0 else None
+        elif name in CARD_LISTS and isinstance(value, tuple):
+            value = [deck.code(c) for c in value]
+        elif name == "zone" and isinstance(value, int):
+            value = zone_name(2 * value)[:-2] if value >= HAND else zone_name(value)
+        elif name == "result" and event.kind == "clash":
+            value = CLASH_RESULTS[value]
+        out[name] = value
+    return out
+
+
+# -- expectations ----------------------------------------------------------------------
+
+
+def check(state: BlessGame, key: str, want: Any) -> list[str]:
+    deck = state.deck
+    out: list[str] = []
+    g = state
+
+    def same(label: str, got: Any, value: Any) -> None:
+        if got != value:
+            out.append(f"{label}: expected {value!r}, got {got!r}")
+
+    try:
+        if key == "scores":
+            same("scores", list(g.scores), want)
+        elif key == "zones":
+            for code, zone in want.items():
+                same(f"zone of {code}", zone_name(g.zone[deck.card(code)]), zone)
+        elif key == "cards":
+            for code, fields in want.items():
+                out += _card_state(deck, g, code, CardState.model_validate(fields))
+        elif key == "piles":
+            for name, value in want.items():
+                pile = _pile(deck, g, name)
+                if isinstance(value, int):
+                    same(f"size of {name}", len(pile), value)
+                else:
+                    same(f"{name}", _listed(deck, name, pile), value)
+        elif key == "top":
+            for name, code in want.items():
+                listed = _listed(deck, name, _pile(deck, g, name))
+                top = (listed[0] if name == "mazzo" else listed[-1]) if listed else None
+                same(f"top of {name}", top, code)
+        elif key in ("corrotta", "pura", "stasi"):
+            flags, value = (g.stasi, 1) if key == "stasi" else (g.corrupt, int(key != "pura"))
+            for code in want:
+                c = deck.card(code)
+                if flags[c] != value or g.zone[c] >> 1 != MAL:
+                    out.append(f"{code} is not {key}")
+        elif key in ("occhio", "karma"):
+            stat = OCC if key == "occhio" else KAR
+            for code, value in want.items():
+                same(f"{key} of {code}", g.stat(deck.card(code), stat), value)
+        elif key == "host":
+            for code, host in want.items():
+                got = g.host[deck.card(code)]
+                same(f"host of {code}", deck.code(got) if got >= 0 else None, host)
+        elif key == "actions":
+            same("actions", g.actions, want)
+        elif key == "active":
+            same("active player", g.active + 1, want)
+        elif key == "turn":
+            same("turn", g.turn, want)
+        elif key == "illegal":
+            legal = g.legal_actions()
+            for spec in want:
+                if parse_action(g, spec) in legal:
+                    out.append(f"{spec} should not be legal")
+        elif key == "final":
+            final = {"by": g.final_by + 1, "how": g.final_how, "last_turn": g.final_last}
+            same("final turns", {k: final.get(k) for k in want}, want)
+    except (KeyError, ValueError, AttributeError, TypeError) as exc:
+        out.append(f"{key}: cannot check {want!r} ({exc})")
+    return out
+
+
+def _pile(deck: BlessDeck, g: BlessGame, name: str) -> list[int]:
+    if name in PILE_CODES:
+        return list(g.piles[PILE_CODES[name]])
+    kind, _, player = name.rpartition("-")
+    codes = {v: k for k, v in KINDS.items()}
+    if kind not in codes or player not in ("1", "2"):
+        raise KeyError(f"no pile '{name}' (mazzo, vuoto, hand-1, altare-2 ...)")
+    return list(g.piles[2 * codes[kind] + int(player) - 1])
+
+
+def _listed(deck: BlessDeck, name: str, pile: list[int]) -> list[str]:
+    """A pile as a position lists it: the Mazzo from its top, the rest bottom first."""
+    codes = [deck.code(c) for c in pile]
+    return codes[::-1] if name == "mazzo" else codes
+
+
+def _card_state(deck: BlessDeck, g: BlessGame, code: str, want: CardState) -> list[str]:
+    c = deck.card(code)
+    on_field = g.zone[c] >> 1 == MAL
+    got: dict[str, Any] = {
+        "zone": zone_name(g.zone[c]),
+        "corrotta": on_field and bool(g.corrupt[c]),
+        "stasi": on_field and bool(g.stasi[c]),
+        "barriera": g.barrier[c] == g.turn,
+        "occhio": g.stat(c, OCC),
+        "karma": g.stat(c, KAR),
+        "forma": FORMA_NAMES[g.forma(c)],
+        "keywords": [k for k in KEYWORDS if g.has(c, k)],
+        "host": deck.code(g.host[c]) if g.host[c] >= 0 else None,
+        "answered": g.responded[c] == g.turn,
+    }
+    out = []
+    for name, value in want.model_dump(exclude_none=True).items():
+        if name == "has":
+            missing = [k for k in value if k not in got["keywords"]]
+            if missing:
+                out.append(f"{code} lacks {missing} (has {got['keywords']})")
+        elif name == "lacks":
+            extra = [k for k in value if k in got["keywords"]]
+            if extra:
+                out.append(f"{code} has {extra}")
+        elif got[name] != value:
+            out.append(f"{name} of {code}: expected {value!r}, got {got[name]!r}")
+    return out
+
+
+# -- narration of a position -----------------------------------------------------------
+
+
+def position_lines(
+    deck: BlessDeck, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
+) -> list[str]:
+    spec = Position.model_validate(position)
+
+    def name(code: str) -> str:
+        return str(deck.cards[deck.card(code)].name)
+
+    out = [
+        f"- Turno {spec.turn}, di {player_name(spec.active - 1)}, con "
+        f"{spec.actions} Azioni; punti {spec.scores[0]} a {spec.scores[1]}."
+    ]
+    for p, side in enumerate(spec.players):
+        parts = []
+        if side.hand:
+            parts.append("in mano " + ", ".join(name(c) for c in side.hand))
+        for item in side.maledizioni:
+            m = Maledizione(card=item) if isinstance(item, str) else item
+            state = "Corrotta" if m.corrotta else "Pura"
+            stasi = ", in Stasi" if m.stasi else ""
+            parts.append(f"Maledizione {name(m.card)} ({state}{stasi})")
+        for prayer in side.preghiere:
+            pr = Preghiera(card=prayer) if isinstance(prayer, str) else prayer
+            bond = f", legata a {name(pr.host)}" if pr.host else ""
+            parts.append(f"Preghiera {name(pr.card)}{bond}")
+        if side.altare:
+            parts.append(f"{len(side.altare)} carte nell'Altare")
+        text = "; ".join(parts) if parts else "niente in campo"
+        out.append(f"- {player_name(p)}: {text}.")
+    if spec.vuoto:
+        out.append("- Nel Vuoto: " + ", ".join(name(c) for c in spec.vuoto) + ".")
+    if spec.responded:
+        answered = ", ".join(name(c) for c in spec.responded)
+        out.append(f"- Hanno già risposto in questo turno: {answered}.")
+    if spec.barriera:
+        out.append("- Barriera in corso: " + ", ".join(name(c) for c in spec.barriera) + ".")
+    if spec.phase == "end":
+        out.append("- Il turno sta finendo.")
+    return out
+
+
+def view(state: BlessGame) -> PositionView:
+    """The state as a position lists it: the active player's turn, each seat's hand, curses,
+    prayers and altar, the Mazzo from its top and the Vuoto."""
+    code = state.deck.code
+    seats = [
+        {
+            zone: [code(c) for c in state.piles[2 * kind + p]]
+            for zone, kind in (("hand", HAND), ("curses", MAL), ("prayers", PRE), ("altar", ALT))
+        }
+        for p in (0, 1)
+    ]
+    piles = {
+        "draw": [code(c) for c in reversed(state.piles[MAZZO])],
+        "discard": [code(c) for c in state.piles[VUOTO]],
+    }
+    return PositionView(state.active + 1, state.turn, seats, piles)

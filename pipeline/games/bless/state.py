@@ -5,7 +5,7 @@ tasks until the next real decision. The rules themselves are in the classes it e
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from pipeline.engine.core import (
     Action,
@@ -24,6 +24,7 @@ from .common import (
     GameFields,
     is_subset,
     subsets,
+    zone_name,
 )
 from .compiler import (
     ALT,
@@ -39,14 +40,10 @@ from .compiler import (
     VUOTO,
     Reader,
 )
+from .deck import BlessDeck
 from .effects import Frame
 from .field import Field
-from .scenario import zone_name
 from .turns import Turns
-
-if TYPE_CHECKING:
-    from .engine import BlessRules
-
 
 # State.zones(): every pile by name (zones 2 and 3 hold nothing: per-player kinds start at 2)
 ZONE_NAMES = tuple((z, zone_name(z)) for z in range(2 * ASIDE + 2) if z < 2 or z > 3)
@@ -60,14 +57,14 @@ class BlessGame(Turns):
 
     def __init__(
         self,
-        rules: BlessRules,
+        deck: BlessDeck,
         seed: int,
         options: dict[str, Any],
         chance: Chance | None = None,
         deal: bool = True,
     ):
-        self.rules = rules
-        self.info = rules.cards
+        self.deck = deck
+        self.info = deck.cards
         self.num_players = 2
         n = len(self.info)
         self.altar_limit = int(options.get("altar", 5))

@@ -10,11 +10,11 @@ breaks a collection, and draws blind from the fullest opponent's hand rather tha
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
-from pipeline.engine.core import Action, State
+from pipeline.engine.agents import ChoosingAgent
+from pipeline.engine.core import Action
 from pipeline.engine.plugin import AgentFactory
 
 from .cards import BLITZ, BLOCCA, COLLECTION, PESCA, RAINBOW, RUBA, SCAMBIA, CardTable, plan_keys
@@ -37,20 +37,13 @@ def _value(counts: Sequence[int]) -> float:
     return 20.0 * len(keys) + points + 2.0 * progress
 
 
-class GreedyAgent:
+class GreedyAgent(ChoosingAgent[BlitzState]):
     name = "greedy"
 
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    def act(self, game: State) -> Action:
-        state = cast(BlitzState, game)
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+    def choose(self, state: BlitzState, legal: list[Action]) -> Action:
         me = state.current_player()
         seen = state.observation(me)
-        table: CardTable = state.rules.table
+        table = state.table
         kind = state.decision_kind()
         if kind == "respond":
             return BLOCK if self._worth_blocking(table, seen, me) else legal[1]

@@ -1,4 +1,4 @@
-"""BLITZ: the rules object the platform builds from cards.db, and the game's invariants.
+"""BLITZ: the rules object the platform builds from cards.db, its hooks and the invariants.
 
 Options (``new_game(options=...)``): ``teams`` none|pairs|teams (1.2, 3.3), ``decks`` 1|2
 (8.3; the collections needed follow it, 7.1), ``rush`` (Rush BLITZ agreed at the start, 7.5)
@@ -11,88 +11,29 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.engine.core import CardRecord, Chance, Event, GameInfo
+from pipeline.engine.core import Action, CardRecord, Chance, Event, GameInfo, Seats
+from pipeline.engine.plugin import Engine, FigureTable
+from pipeline.engine.scenario import PositionView
 
-from .cards import (
-    COLLECTION,
-    COLLECTIONS_NEEDED,
-    PLAYERS_PER_DECK,
-    CardTable,
-    collection_key,
-    plan_keys,
-)
+from . import figures as _figures
+from . import scenario
+from .cards import COLLECTION, CardTable, collection_key, plan_keys
 from .decisions import MAIN
-from .figures import FiguresMixin
-from .matches import MATCH_MODES, MatchResult, simulate_matches
+from .matches import Matches
 from .narrate import narrate
-from .scenario import ScenarioMixin
-from .state import BlitzState
-
-TEAM_MODES = ("none", "pairs", "teams")
-OPTION_NAMES = ("teams", "decks", "rush", "blitz_mode")
+from .state import OPTION_NAMES, TEAM_MODES, BlitzState, configure
 
 
-def seat_teams(players: int, mode: str) -> tuple[int, ...]:
-    """The team of each seat: pairs sit opposite (3.3), teams alternate around the table."""
-    if mode == "none":
-        return tuple(range(players))
-    if mode not in TEAM_MODES:
-        raise ValueError(f"teams must be one of {', '.join(TEAM_MODES)}, not '{mode}'")
-    if players < 4 or players % 2:
-        raise ValueError(f"playing in {mode} needs an even number of players, 4 or more")
-    groups = players // 2 if mode == "pairs" else 2
-    return tuple(p % groups for p in range(players))
-
-
-class BlitzRules(ScenarioMixin, FiguresMixin):
+class BlitzRules:
     """The BLITZ deck compiled from its card records; makes games."""
 
     slug = "blitz"
-    match_modes = MATCH_MODES
 
-    def __init__(self, cards: Sequence[CardRecord], digest: str):
+    def __init__(self, seats: Seats, cards: Sequence[CardRecord], digest: str):
+        self.info = GameInfo.of("blitz", seats, team_modes=TEAM_MODES, option_names=OPTION_NAMES)
         self.table = CardTable(cards)
         self.digest = digest
-        self.info = GameInfo(
-            slug="blitz",
-            min_players=2,
-            max_players=2 * PLAYERS_PER_DECK,
-            team_modes=TEAM_MODES,
-            hidden_information=True,
-            chance=True,
-            option_names=OPTION_NAMES,
-        )
-
-    def configure(
-        self, players: int | None, options: Mapping[str, Any] | None, chance: Chance | None
-    ) -> BlitzState:
-        """A state with its options checked, before anything is dealt."""
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(OPTION_NAMES))
-        if unknown:
-            raise ValueError(f"unknown BLITZ options: {', '.join(unknown)}")
-        n = players if players is not None else self.info.min_players
-        decks = int(options.get("decks") or (1 if n <= PLAYERS_PER_DECK else 2))
-        if decks not in COLLECTIONS_NEEDED:
-            raise ValueError(f"BLITZ is played with 1 or 2 decks, not {decks}")
-        low = 2 if decks == 1 else PLAYERS_PER_DECK + 1
-        if not low <= n <= PLAYERS_PER_DECK * decks:
-            raise ValueError(
-                f"with {decks} deck(s) BLITZ takes {low} to {PLAYERS_PER_DECK * decks} players"
-            )
-        mode = str(options.get("teams") or "none")
-        state = BlitzState(
-            self,
-            n,
-            seat_teams(n, mode),
-            self.table.instances(decks),
-            COLLECTIONS_NEEDED[decks],
-            bool(options.get("rush", False)),
-            chance if chance is not None else Chance(0),
-        )
-        state.blitz_mode = bool(options.get("blitz_mode", False))
-        state._log("setup", -1, (decks, state.needed, mode, state.rush_option))
-        return state
+        self.matches = Matches(seats, cards, digest)
 
     def new_game(
         self,
@@ -101,25 +42,52 @@ class BlitzRules(ScenarioMixin, FiguresMixin):
         options: Mapping[str, Any] | None = None,
         chance: Chance | None = None,
     ) -> BlitzState:
-        state = self.configure(players, options, chance if chance is not None else Chance(seed))
+        players, options, chance = self.info.start(seed, players, options, chance)
+        state = configure(self.table, players, options, chance)
         state.start()
         return state
 
-    def play_matches(
-        self,
-        mode: str,
-        matches: int,
-        seed: int,
-        players: int,
-        options: Mapping[str, Any],
-        agents: Sequence[str],
-        jobs: int = 1,
-    ) -> MatchResult:
-        """Whole matches of rounds (8.1, 8.2), for `cartiera simulate blitz --match`."""
-        return simulate_matches(self, mode, matches, seed, players, options, agents, jobs)
-
     def narrate(self, events: Sequence[Event], players: int = 2) -> list[str]:
         return narrate(self.table, events)
+
+    # -- worked examples -----------------------------------------------------------------
+
+    def setup(
+        self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
+    ) -> BlitzState:
+        self.info.players(players)
+        return scenario.setup(self.table, position, players, options)
+
+    def parse_action(self, state: BlitzState, spec: Mapping[str, Any]) -> Action:
+        return scenario.parse_action(state, spec)
+
+    def describe_action(self, state: BlitzState, action: Action) -> dict[str, Any]:
+        return scenario.describe_action(state, action)
+
+    def describe_event(self, event: Event) -> dict[str, Any]:
+        return scenario.describe_event(self.table, event)
+
+    def check(self, state: BlitzState, key: str, want: Any) -> list[str]:
+        return scenario.check(state, key, want)
+
+    def expect_keys(self) -> Sequence[str]:
+        return scenario.EXPECT_KEYS
+
+    def position_lines(
+        self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
+    ) -> list[str]:
+        return scenario.position_lines(self.table, position, players, options)
+
+    def view(self, state: BlitzState) -> PositionView:
+        return scenario.view(state)
+
+    # -- balance figures and conformance -------------------------------------------------
+
+    def summarize(self, state: BlitzState) -> dict[str, Any]:
+        return _figures.summarize(state)
+
+    def figures(self, summaries: Sequence[Mapping[str, Any]], players: int) -> list[FigureTable]:
+        return _figures.figures(summaries, players)
 
     def invariants(self, state: BlitzState) -> list[str]:
         """Cards in one zone each, only whole collections counted complete, only collection
@@ -162,5 +130,6 @@ class BlitzRules(ScenarioMixin, FiguresMixin):
         return out
 
 
-def build_rules(cards: Sequence[CardRecord], digest: str) -> BlitzRules:
-    return BlitzRules(cards, digest)
+def build_rules(seats: Seats, cards: Sequence[CardRecord], digest: str) -> Engine[BlitzState]:
+    """The plugin's entry: BLITZ's rules over the cards read from cards.db."""
+    return BlitzRules(seats, cards, digest)

@@ -13,17 +13,14 @@ import statistics
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from pipeline.engine.agents import play
-from pipeline.engine.core import CardRecord
-from pipeline.engine.plugin import Agent
+from pipeline.engine.core import CardRecord, Seats
+from pipeline.engine.plugin import Agent, Engine, rate
 from pipeline.engine.registry import build_rules, make_agent
 
-from .figures import rate
-
-if TYPE_CHECKING:
-    from .engine import BlitzRules
+from .state import BlitzState
 
 ROUNDS_IN_A_ROW = 5  # 8.1
 CHAMPIONSHIP_POINTS = 255  # 8.2
@@ -32,7 +29,7 @@ CHUNK = 10
 
 
 def play_match(
-    rules: BlitzRules,
+    rules: Engine[BlitzState],
     mode: str,
     seed: int,
     players: int,
@@ -99,6 +96,7 @@ def match_seed(seed: int, index: int, role: str = "match") -> int:
 
 
 def _play_matches(
+    seats: Seats,
     records: Sequence[CardRecord],
     digest: str,
     spec: tuple[str, int, dict[str, Any], tuple[str, ...], int],
@@ -107,15 +105,15 @@ def _play_matches(
     """A worker's share: matches `indices`, the agents rotated by the match's index. The
     rules come through the registry, as every worker builds an engine from plain data."""
     mode, players, options, agents, seed = spec
-    rules = cast("BlitzRules", build_rules("blitz", records, digest))
+    rules: Engine[BlitzState] = build_rules("blitz", seats, records, digest)
     out = []
     for i in indices:
         names = [agents[(p + i) % players] for p in range(players)]
-        seats = [
+        playing = [
             make_agent("blitz", name, match_seed(seed, i, f"agent{p}"))
             for p, name in enumerate(names)
         ]
-        result = play_match(rules, mode, match_seed(seed, i), players, options, seats)
+        result = play_match(rules, mode, match_seed(seed, i), players, options, playing)
         result["agents"] = names
         out.append(result)
     return out
@@ -169,8 +167,33 @@ def _pct(cell: Mapping[str, Any]) -> str:
     return f"{100 * cell['rate']:.1f}% (IC 95%: {100 * cell['low']:.1f}%-{100 * cell['high']:.1f}%)"
 
 
+class Matches:
+    """BLITZ's whole matches, as the platform asks for them (MatchPlay): the rules are built
+    again from plain data in every worker."""
+
+    modes = MATCH_MODES
+
+    def __init__(self, seats: Seats, records: Sequence[CardRecord], digest: str):
+        self.seats = seats
+        self.records = list(records)
+        self.digest = digest
+
+    def play(
+        self,
+        mode: str,
+        matches: int,
+        seed: int,
+        players: int,
+        options: Mapping[str, Any],
+        agents: Sequence[str],
+        jobs: int = 1,
+    ) -> MatchResult:
+        """Whole matches of rounds (8.1, 8.2), for `cartiera simulate blitz --match`."""
+        return simulate_matches(self, mode, matches, seed, players, options, agents, jobs)
+
+
 def simulate_matches(
-    rules: BlitzRules,
+    source: Matches,
     mode: str,
     matches: int,
     seed: int,
@@ -184,17 +207,15 @@ def simulate_matches(
         raise ValueError(f"match must be one of {', '.join(MATCH_MODES)}, not '{mode}'")
     spec = (mode, players, dict(options), tuple(agents), seed)
     chunks = [range(s, min(s + CHUNK, matches)) for s in range(0, matches, CHUNK)]
-    records = list(rules.table.records)
+    data = (source.seats, source.records, source.digest)
     results: list[dict[str, Any]] = []
     if jobs <= 1:
         for chunk in chunks:
-            results += _play_matches(records, rules.digest, spec, chunk)
+            results += _play_matches(*data, spec, chunk)
     else:
         n = len(chunks)
         with ProcessPoolExecutor(jobs) as pool:
-            for part in pool.map(
-                _play_matches, [records] * n, [rules.digest] * n, [spec] * n, chunks
-            ):
+            for part in pool.map(_play_matches, *([d] * n for d in data), [spec] * n, chunks):
                 results += part
     wins = [0] * players
     agent_wins: dict[str, int] = {}

@@ -1,4 +1,5 @@
-"""One game of BLITZ in progress: turn structure, draws, exposing, the end (actions: actions.py).
+"""One game of BLITZ in progress: turn structure, draws, exposing, the action cards and the
+BLITZ card (what they do, the Blocca window and chain), the end.
 
 The anchors of games/blitz/rules.md name what each part implements. Decisions (kind):
 "draw" (where to draw from, 4.3-4.4), "main" (expose, play an action or BLITZ, end the turn:
@@ -11,8 +12,9 @@ changes during their own turn (4.9, ruling blitz-motore-riordino).
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any
 
 from pipeline.engine.core import (
     TERMINAL,
@@ -24,12 +26,22 @@ from pipeline.engine.core import (
     seat_zones,
 )
 
-from . import actions
-from .cards import BLITZ, BLOCCA, COLLECTION, PESCA, RAINBOW, Instances, collection_key, plan_keys
+from .cards import (
+    BLITZ,
+    BLOCCA,
+    COLLECTION,
+    COLLECTIONS_NEEDED,
+    PESCA,
+    PLAYERS_PER_DECK,
+    RAINBOW,
+    RUBA,
+    SCAMBIA,
+    CardTable,
+    Instances,
+    collection_key,
+    plan_keys,
+)
 from .decisions import BLOCK, DRAW, END_TURN, LET, MAIN, OVER, RESPOND, START, SWAP
-
-if TYPE_CHECKING:
-    from .engine import BlitzRules
 
 HAND_SIZE = 4
 FROM_HAND = 3  # an opponent must hold at least this many cards to be drawn from (4.4)
@@ -62,6 +74,51 @@ EVENT_FIELDS: dict[str, list[str]] = {
 }
 
 
+TEAM_MODES = ("none", "pairs", "teams")
+OPTION_NAMES = ("teams", "decks", "rush", "blitz_mode")
+
+
+def seat_teams(players: int, mode: str) -> tuple[int, ...]:
+    """The team of each seat: pairs sit opposite (3.3), teams alternate around the table."""
+    if mode == "none":
+        return tuple(range(players))
+    if mode not in TEAM_MODES:
+        raise ValueError(f"teams must be one of {', '.join(TEAM_MODES)}, not '{mode}'")
+    if players < 4 or players % 2:
+        raise ValueError(f"playing in {mode} needs an even number of players, 4 or more")
+    groups = players // 2 if mode == "pairs" else 2
+    return tuple(p % groups for p in range(players))
+
+
+def configure(
+    table: CardTable, players: int, options: Mapping[str, Any], chance: Chance
+) -> BlitzState:
+    """A state with its options' values checked, before anything is dealt (the platform
+    checked the player count and the option names: GameInfo.start)."""
+    n = players
+    decks = int(options.get("decks") or (1 if n <= PLAYERS_PER_DECK else 2))
+    if decks not in COLLECTIONS_NEEDED:
+        raise ValueError(f"BLITZ is played with 1 or 2 decks, not {decks}")
+    low = 2 if decks == 1 else PLAYERS_PER_DECK + 1
+    if not low <= n <= PLAYERS_PER_DECK * decks:
+        raise ValueError(
+            f"with {decks} deck(s) BLITZ takes {low} to {PLAYERS_PER_DECK * decks} players"
+        )
+    mode = str(options.get("teams") or "none")
+    state = BlitzState(
+        table,
+        n,
+        seat_teams(n, mode),
+        table.instances(decks),
+        COLLECTIONS_NEEDED[decks],
+        bool(options.get("rush", False)),
+        chance,
+    )
+    state.blitz_mode = bool(options.get("blitz_mode", False))
+    state._log("setup", -1, (decks, state.needed, mode, state.rush_option))
+    return state
+
+
 class BlitzState:
     """A BLITZ game: ints and small lists, cloned explicitly."""
 
@@ -70,7 +127,7 @@ class BlitzState:
 
     def __init__(
         self,
-        rules: BlitzRules,
+        table: CardTable,
         players: int,
         teams: tuple[int, ...],
         inst: Instances,
@@ -79,7 +136,7 @@ class BlitzState:
         chance: Chance,
         log: list[Event] | None = None,
     ):
-        self.rules = rules
+        self.table = table
         self.num_players = players
         self.team = teams
         self.inst = inst
@@ -123,8 +180,8 @@ class BlitzState:
         )
         self.rivals = tuple(tuple(q for q in range(n) if teams[q] != teams[p]) for p in range(n))
         self.members = {t: tuple(q for q in range(n) if teams[q] == t) for t in set(teams)}
-        self.drole = rules.table.role
-        self.dkind = rules.table.kind
+        self.drole = table.role
+        self.dkind = table.kind
 
     # -- the interface -------------------------------------------------------------------
 
@@ -187,7 +244,7 @@ class BlitzState:
         return out
 
     def observation(self, player: int) -> dict[str, Any]:
-        code = self.rules.table.codes
+        code = self.table.codes
         card = self.inst.card
 
         def codes(cards: Sequence[int]) -> list[str]:
@@ -304,7 +361,7 @@ class BlitzState:
         if self.phase == RESPOND:
             self._player = self.responders[0]
             return [BLOCK, LET]
-        return actions.swap_options(self)
+        return self._swap_options()
 
     def _do(self, action: Action) -> None:
         if self.phase == DRAW:
@@ -313,9 +370,9 @@ class BlitzState:
         elif self.phase == MAIN:
             self._main(self.turn_player, action)
         elif self.phase == RESPOND:
-            actions.respond(self, action)
+            self._respond(action)
         else:
-            actions.swap_hands(self, action)
+            self._swap_hands(action)
 
     def _start_turn(self) -> None:
         p = self.turn_player
@@ -425,7 +482,7 @@ class BlitzState:
         if not self.action_used and (self.exposed > 0 or self.blitz_mode or self.rush_on):
             for d in cards:
                 if role[d] != COLLECTION:
-                    options += actions.plays(self, p, d, role[d])
+                    options += self._plays(p, d, role[d])
         options.append(END_TURN)
         return options
 
@@ -471,7 +528,7 @@ class BlitzState:
         self.action_used = True
         role = self.inst.role[c]
         if role == BLITZ:
-            actions.blitz(self, p, c, action[2])
+            self._blitz(p, c, action[2])
             return
         self.discards.append(c)
         if role == PESCA:
@@ -483,7 +540,7 @@ class BlitzState:
         self._log("play", p, (c, target, mode))
         self.chain = [(p, c)]
         self.chain_action = action
-        actions.open_window(self, target)
+        self._open_window(target)
 
     def _expose(self, p: int, c: int, owner: int) -> None:
         self.exposes_left -= 1
@@ -536,3 +593,185 @@ class BlitzState:
         for cards in new:
             self._add_complete(p, cards)
         self._check_win(p)
+
+    # -- action cards and the BLITZ card (rules 5.1-5.6 and 6) ---------------------------
+
+    def _plays(self, p: int, d: int, role: int) -> list[Action]:
+        """The legal ways to play card `d`: only with an effect that applies (5.1)."""
+        if role == PESCA:
+            return [("gioca", d)] if self.deck else []
+        opponents = self.rivals[p]
+        if role == RUBA:
+            return [
+                ("gioca", d, q, k) for q in opponents for k in sorted({k for k, _ in self.comp[q]})
+            ]
+        if role == SCAMBIA:
+            out: list[Action] = []
+            for q in opponents:
+                if len(self.hands[p]) > 1 and self.hands[q]:
+                    out.append(("gioca", d, q, "mano"))
+                out += [("gioca", d, q, "tavolo", *swap) for swap in self._table_swaps(p, q)]
+            return out
+        if role == BLITZ and self.comp[p]:
+            with_loose = [q for q in opponents if self.loose[q]]
+            if len(with_loose) > 2:
+                return [("gioca", d, pair) for pair in combinations(with_loose, 2)]
+            return [("gioca", d, tuple(with_loose))]
+        return []
+
+    def _table_swaps(self, p: int, q: int) -> list[tuple[int, int, int]]:
+        """(my type, their source, their type): source -1 is a loose card, else the key of a
+        complete collection; two cards of one type change nothing and are no swap."""
+        mine = self._type_counts(p)
+        theirs: list[tuple[int, int]] = sorted({(-1, self.inst.type[c]) for c in self.loose[q]})
+        for key in sorted({k for k, _ in self.comp[q]}):
+            theirs += [(key, t) for t in (range(4) if key == RAINBOW else (key,))]
+        keep = self.blitz_mode and bool(self.comp[p])  # 6.3: keep one complete collection
+        out = []
+        for mt in range(4):
+            if not mine[mt]:
+                continue
+            for src, tt in theirs:
+                if tt == mt:
+                    continue
+                if keep:
+                    after = mine[:]
+                    after[mt] -= 1
+                    after[tt] += 1
+                    if not plan_keys(tuple(after)):
+                        continue
+                out.append((mt, src, tt))
+        return out
+
+    # -- actions against an opponent and the Blocca window (5.3-5.6) -------------------------
+
+    def _open_window(self, against: int) -> None:
+        """Offer a Blocca, in seat order after the card on top, to every player of the side
+        attacked who holds one (rulings blitz-blocca-due-secondi, blitz-finestra-del-blocca)."""
+        top = self.chain[-1][0]
+        team = self.team[against]
+        role = self.inst.role
+        n = self.num_players
+        self.responders = [
+            q
+            for q in ((top + i) % n for i in range(1, n + 1))
+            if self.team[q] == team and any(role[c] == BLOCCA for c in self.hands[q])
+        ]
+        if self.responders:
+            self.phase = RESPOND
+        else:
+            self._resolve()
+
+    def _respond(self, action: Action) -> None:
+        q = self.responders[0]
+        if action == LET:
+            self._log("let", q)
+            self.responders.pop(0)
+            if not self.responders:
+                self._resolve()
+            return
+        role = self.inst.role
+        c = min(c for c in self.hands[q] if role[c] == BLOCCA)
+        self.hands[q].remove(c)
+        self.discards.append(c)
+        against = self.chain[-1][0]
+        self.chain.append((q, c))
+        self._log("block", q, (c, against))
+        self._open_window(against)
+
+    def _resolve(self) -> None:
+        """5.6: from the top, every card cancels the one below unless it is cancelled itself;
+        each player with a cancelled card skips their next turn, once."""
+        blocks = len(self.chain) - 1
+        losers = sorted({q for i, (q, _) in enumerate(self.chain) if (blocks - i) % 2 == 1})
+        for q in losers:
+            self.skip[q] = True
+        effective = blocks % 2 == 0
+        self._log("resolve", self.chain[0][0], (effective, tuple(losers)))
+        self.chain, self.responders = [], []
+        self.phase = MAIN
+        self._player = self.turn_player
+        if effective:
+            self._effect(self.turn_player, self.chain_action)
+
+    def _effect(self, p: int, action: Action) -> None:
+        c_role = self.drole[action[1]]
+        q = action[2]
+        if c_role == RUBA:
+            i = next(i for i, (k, _) in enumerate(self.comp[q]) if k == action[3])
+            key, cards = self.comp[q].pop(i)
+            self.comp[p].append((key, cards))
+            self._log("steal", p, (q, key, cards))
+            self._arrange(p)
+            self._check_win(p)
+        elif action[3] == "mano":
+            if self.hands[p] and self.hands[q]:
+                self._log("reveal", q, (q, tuple(sorted(self.hands[q]))))
+                self.swap_target = q
+                self.phase = SWAP
+            else:  # a Blocca answered by the attacker left a hand empty
+                self._log("fizzle", p, (action[1],))
+        else:
+            self._swap_tables(p, q, *action[4:])
+
+    def _swap_tables(self, p: int, q: int, mine: int, src: int, theirs: int) -> None:
+        kind = self.inst.type
+        mine_card = next((c for c in self.loose[p] if kind[c] == mine), -1)
+        if mine_card >= 0:
+            self.loose[p].remove(mine_card)
+        else:  # from a complete collection: the rest is regrouped below
+            i = next(
+                i for i, (_, cs) in enumerate(self.comp[p]) if any(kind[c] == mine for c in cs)
+            )
+            _, cards = self.comp[p].pop(i)
+            mine_card = next(c for c in cards if kind[c] == mine)
+            self.loose[p] += [c for c in cards if c != mine_card]
+        broke = False
+        if src < 0:
+            took = next(c for c in self.loose[q] if kind[c] == theirs)
+            self.loose[q].remove(took)
+            self.loose[q].append(mine_card)
+        else:  # the card takes the other's place in that collection (5.3)
+            i = next(i for i, (k, _) in enumerate(self.comp[q]) if k == src)
+            _, cards = self.comp[q].pop(i)
+            took = next(c for c in cards if kind[c] == theirs)
+            group = tuple(sorted([c for c in cards if c != took] + [mine_card]))
+            key = collection_key([kind[c] for c in group])
+            if key >= 0:
+                self.comp[q].append((key, group))
+            else:
+                self.loose[q] += group
+                broke = True
+        self.loose[p].append(took)
+        self._log("swap_table", p, (q, mine_card, took, broke))
+        self._arrange(p)
+
+    def _swap_options(self) -> list[Action]:
+        card = self.inst.card
+        p, q = self.turn_player, self.swap_target
+        takes = sorted({card[c] for c in self.hands[q]})
+        gives = sorted({card[c] for c in self.hands[p]})
+        return [("scambia", t, g) for t in takes for g in gives]
+
+    def _swap_hands(self, action: Action) -> None:
+        p, q = self.turn_player, self.swap_target
+        took = self._from_hand(q, action[1])
+        gave = self._from_hand(p, action[2])
+        self.hands[p].append(took)
+        self.hands[q].append(gave)
+        self._log("swap_hand", p, (q, took, gave))
+        self.swap_target = -1
+        self.phase = MAIN
+
+    # -- the BLITZ card (6) --------------------------------------------------------------------
+
+    def _blitz(self, p: int, c: int, targets: tuple[int, ...]) -> None:
+        taken: list[int] = []
+        for q in targets:
+            taken += self.loose[q]
+            self.loose[q] = []
+        self.shown.append(c)
+        self.loose[p] += taken
+        self.blitz_mode = True
+        self._log("blitz", p, (targets, tuple(taken)))
+        self._arrange(p)

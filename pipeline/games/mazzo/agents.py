@@ -1,7 +1,7 @@
 """Mazzo's own agent: it bluffs and doubts by odds read from what it has seen.
 
 ``bluffer`` looks only at ``state.observation(me)``, the legal actions and the printed cards
-(``state.rules``, public like the rulebook). From the cards it cannot see it counts how likely
+(``state.cards``, public like the rulebook). From the cards it cannot see it counts how likely
 the other is to hold a character that beats or matches a value; from the public record of
 past turns it learns how often this opponent lies with «non ce l'ho» when it could answer,
 and how often it says «dubito». Each choice takes the best expected swing of bottino cards.
@@ -9,11 +9,13 @@ and how often it says «dubito». Each choice takes the best expected swing of b
 
 from __future__ import annotations
 
-import random
 from math import comb
 from typing import Any
 
-from pipeline.engine.core import Action, State
+from pipeline.engine.agents import ChoosingAgent
+from pipeline.engine.core import Action
+
+from .state import MazzoCards, MazzoState
 
 WIN = 2.0  # the swing of a turn won: two cards into my bottino rather than the other's
 GAME = 12.0  # what losing the whole game at once (the Mazziere drawn blind) is worth
@@ -29,30 +31,20 @@ def at_least_one(pool: int, good: int, drawn: int) -> float:
     return 1.0 - comb(pool - good, drawn) / comb(pool, drawn)
 
 
-class BluffAgent:
+class BluffAgent(ChoosingAgent[MazzoState]):
     """Expected-swing play with the opponent's lying and doubting rates learned in game."""
 
     name = "bluffer"
 
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    def act(self, state: State) -> Action:
-        actions = state.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        me = state.current_player()
-        view = _View(state.rules, state.observation(me))  # type: ignore[attr-defined]
-        scored = [(view.value(a), i) for i, a in enumerate(actions)]
-        best = max(v for v, _ in scored)
-        choices = [actions[i] for v, i in scored if v > best - 1e-9]
-        return choices[0] if len(choices) == 1 else self.rng.choice(choices)
+    def choose(self, state: MazzoState, legal: list[Action]) -> Action:
+        view = _View(state.cards, state.observation(state.current_player()))
+        return self.best(legal, view.value)
 
 
 class _View:
     """One decision's arithmetic over what the player sees."""
 
-    def __init__(self, rules: Any, obs: dict[str, Any]):
+    def __init__(self, rules: MazzoCards, obs: dict[str, Any]):
         self.r = rules
         self.obs = obs
         me = obs["player"]

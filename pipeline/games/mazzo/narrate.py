@@ -7,12 +7,11 @@ declared ability, and the card appears when the clash or the doubt turns it over
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pipeline.engine.core import Event
 
-if TYPE_CHECKING:
-    from .engine import MazzoRules
+from .state import MazzoCards
 
 ABILITY_NAMES = ("Forza", "Astuzia", "Velocità", "Magia", "Coraggio")
 HOW = {
@@ -26,12 +25,12 @@ def player_name(p: int) -> str:
     return f"Giocatore {p + 1}"
 
 
-def _cards(rules: MazzoRules, cards: Sequence[int]) -> str:
+def _cards(rules: MazzoCards, cards: Sequence[int]) -> str:
     names = [rules.names[c] for c in cards]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " e " + names[-1]
 
 
-def _sentence(rules: MazzoRules, e: Event) -> str | None:
+def _sentence(rules: MazzoCards, e: Event) -> str | None:
     who = player_name(e.player) if e.player >= 0 else ""
     other = player_name(1 - e.player) if e.player >= 0 else ""
     a: Any = e.args
@@ -84,7 +83,7 @@ def _sentence(rules: MazzoRules, e: Event) -> str | None:
     return None
 
 
-def _clash(rules: MazzoRules, e: Event) -> str:
+def _clash(rules: MazzoCards, e: Event) -> str:
     mine, theirs, k, va, vd, winner = e.args
     if k < 0:
         what = f"{rules.names[mine]} vale {va}, {rules.names[theirs]} vale {vd}"
@@ -105,7 +104,7 @@ def _clash(rules: MazzoRules, e: Event) -> str:
     return f"Scontro: {what}; vince {side}, {player_name(winner)}.".replace(",;", ";")
 
 
-def position_lines(rules: MazzoRules, position: Mapping[str, Any]) -> list[str]:
+def position_lines(rules: MazzoCards, position: Mapping[str, Any]) -> list[str]:
     """A scenario's starting position in Italian, for the rulebook and the site."""
     lines = []
     hands = position.get("hands", [[], []])
@@ -122,6 +121,6 @@ def position_lines(rules: MazzoRules, position: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def narrate(rules: MazzoRules, events: Sequence[Event]) -> list[str]:
+def narrate(rules: MazzoCards, events: Sequence[Event]) -> list[str]:
     """The events as Italian sentences (chance and actions show through what they cause)."""
     return [s for e in events if (s := _sentence(rules, e))]

@@ -93,6 +93,7 @@ class MazzoState:
         "attacker",
         "attacker_card",
         "bottini",
+        "cards",
         "chance",
         "defender_card",
         "draws",
@@ -103,13 +104,12 @@ class MazzoState:
         "phase",
         "reserve",
         "result",
-        "rules",
         "seen",
         "turn",
     )
 
-    def __init__(self, rules: MazzoCards, chance: Chance):
-        self.rules = rules
+    def __init__(self, cards: MazzoCards, chance: Chance):
+        self.cards = cards
         self.chance = chance
         self.log: list[Event] = chance.log
         self.hands: list[list[int]] = [[], []]
@@ -130,7 +130,7 @@ class MazzoState:
     # -- 2.1, 2.2: the deal and who attacks first ---------------------------------------------
 
     def deal_new(self) -> None:
-        r = self.rules
+        r = self.cards
         self.out = [c for c in range(len(r.codes)) if not r.in_play[c]]
         for c in self.out:
             self.log.append(Event("remove", -1, (c,)))
@@ -156,7 +156,7 @@ class MazzoState:
         return "main" if self.phase == ATTACK else self.phase
 
     def legal_actions(self) -> list[tuple[Any, ...]]:
-        r = self.rules
+        r = self.cards
         if self.phase == ATTACK:
             out: list[tuple[Any, ...]] = []
             for c in sorted(self.hands[self.attacker]):
@@ -211,7 +211,7 @@ class MazzoState:
             self._record("open", "", 0)
             self._clash()
         elif kind == "nonce":
-            has = self.rules.has[self.ability]
+            has = self.cards.has[self.ability]
             lied = any(has >> c & 1 for c in self.hands[d])
             self.hands[d].remove(action[1])
             self.defender_card = action[1]
@@ -219,7 +219,7 @@ class MazzoState:
             self.phase = JUDGE
         elif kind == "believe":
             self.log.append(Event("believe", a))
-            lie = self.rules.has[self.ability] >> self.defender_card & 1
+            lie = self.cards.has[self.ability] >> self.defender_card & 1
             self._record("nonce", "believe", 1 if lie else -1)
             self._clash()
         elif kind == "doubt":
@@ -251,7 +251,7 @@ class MazzoState:
 
     def _doubt(self) -> None:
         """3.6: the attacker's card is shown and taken back; the defender shows the hand."""
-        r = self.rules
+        r = self.cards
         a, d = self.attacker, 1 - self.attacker
         card, k = self.attacker_card, self.ability
         self.log.append(Event("doubt", a, (card,)))
@@ -289,7 +289,7 @@ class MazzoState:
     # -- 4: the clash ---------------------------------------------------------------------------
 
     def _clash(self) -> None:
-        r = self.rules
+        r = self.cards
         a, d = self.attacker, 1 - self.attacker
         mine, theirs, k = self.attacker_card, self.defender_card, self.ability
         va, vd = r.values[mine][k], r.values[theirs][k]
@@ -314,7 +314,7 @@ class MazzoState:
 
     def _last_card(self) -> None:
         """4.3: both show their only card, worth its best value; no declaration, no bluff."""
-        r = self.rules
+        r = self.cards
         a, d = self.attacker, 1 - self.attacker
         mine, theirs = self.hands[a].pop(), self.hands[d].pop()
         self.log.append(Event("last_card", a, (mine, theirs)))
@@ -368,7 +368,7 @@ class MazzoState:
         if sizes[0] != sizes[1]:
             self._finish((0 if sizes[0] > sizes[1] else 1,), "bottino")
             return
-        mazz = self.rules.mazziere_mask
+        mazz = self.cards.mazziere_mask
         holders = tuple(p for p in (0, 1) if _bits(self.bottini[p]) & mazz)
         self._finish(holders, "spareggio" if holders else "pari")
 
@@ -420,7 +420,7 @@ class MazzoState:
         other's hand and its face-down card. The cards `player` was shown stay with the other,
         in hand or face down; a face-down attack still fits the declared ability (3.2)."""
         rng = random.Random(seed)
-        r = self.rules
+        r = self.cards
         copy = self.clone()
         copy.draws = []
         copy.chance.reseed(rng.getrandbits(32))
@@ -467,7 +467,7 @@ class MazzoState:
     def clone(self) -> MazzoState:
         copy = MazzoState.__new__(MazzoState)
         log = list(self.log)
-        copy.rules = self.rules
+        copy.cards = self.cards
         copy.chance = self.chance.copy(log)
         copy.log = log
         copy.hands = [list(self.hands[0]), list(self.hands[1])]

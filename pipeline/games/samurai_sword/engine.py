@@ -9,8 +9,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.engine.core import Action, CardRecord, Chance, Event, GameInfo
-from pipeline.engine.plugin import FigureTable
+from pipeline.engine.core import Action, CardRecord, Chance, Event, GameInfo, Seats
+from pipeline.engine.plugin import Engine, FigureTable
+from pipeline.engine.scenario import PositionView
 
 from . import figures as _figures
 from . import scenario
@@ -19,23 +20,16 @@ from .narrate import narrate_events
 from .state import SamuraiState
 from .table import SLUG
 
-INFO = GameInfo(
-    slug=SLUG,
-    min_players=3,
-    max_players=7,
-    team_modes=("roles",),
-    hidden_information=True,
-    chance=True,
-    option_names=("espansione",),
-)
-
 
 class SamuraiRules:
     """Deals games of Samurai Sword and speaks its vocabulary to the generic stages."""
 
-    info = INFO
+    matches = None  # no game of matches
 
-    def __init__(self, cards: Sequence[CardRecord], digest: str):
+    def __init__(self, seats: Seats, cards: Sequence[CardRecord], digest: str):
+        self.info = GameInfo.of(
+            SLUG, seats, team_modes=("roles",), option_names=("espansione",)
+        )
         self.cards = Cards(cards)
         self.digest = digest
 
@@ -50,22 +44,13 @@ class SamuraiRules:
         options: Mapping[str, Any] | None = None,
         chance: Chance | None = None,
     ) -> SamuraiState:
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(INFO.option_names))
-        if unknown:
-            raise ValueError(f"Samurai Sword has no option '{unknown[0]}' (options: espansione)")
+        players, options, chance = self.info.start(seed, players, options, chance)
         if options.get("espansione"):
             raise ValueError(
                 "the Samurai Sword engine plays the base game only: Rising Sun is known only "
                 "in part (ruling rising-sun-parziale)"
             )
-        players = INFO.min_players if players is None else players
-        if not INFO.min_players <= players <= INFO.max_players:
-            raise ValueError(
-                f"Samurai Sword takes 3 to 7 players, not {players} (8 need Rising Sun, "
-                "which the engine does not play)"
-            )
-        state = SamuraiState(self.cards, players, chance or Chance(seed))
+        state = SamuraiState(self.cards, players, chance)
         state.deal()
         return state
 
@@ -79,8 +64,7 @@ class SamuraiRules:
     ) -> SamuraiState:
         if options.get("espansione"):
             raise ValueError("options.espansione: the engine plays the base game only")
-        if not INFO.min_players <= players <= INFO.max_players:
-            raise ValueError(f"players: Samurai Sword takes 3 to 7 players, not {players}")
+        self.info.players(players)
         return scenario.setup_position(self.cards, position, players)
 
     def parse_action(self, state: SamuraiState, spec: Mapping[str, Any]) -> Action:
@@ -97,6 +81,14 @@ class SamuraiRules:
 
     def expect_keys(self) -> Sequence[str]:
         return scenario.EXPECT_KEYS
+
+    def position_lines(
+        self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
+    ) -> list[str]:
+        return []  # the examples say the position in their own words
+
+    def view(self, state: SamuraiState) -> PositionView:
+        return scenario.view(state)
 
     # -- FigureHooks -------------------------------------------------------------------------
 
@@ -139,6 +131,6 @@ class SamuraiRules:
         return wrong
 
 
-def build_rules(cards: Sequence[CardRecord], digest: str) -> SamuraiRules:
+def build_rules(seats: Seats, cards: Sequence[CardRecord], digest: str) -> Engine[SamuraiState]:
     """The Samurai Sword rules over the cards of the database (the plugin's engine)."""
-    return SamuraiRules(cards, digest)
+    return SamuraiRules(seats, cards, digest)

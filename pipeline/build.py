@@ -49,13 +49,13 @@ def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
     steps = [
         Step(a.step, slug, a.kind, a.options, (a.path,)) for slug in slugs for a in artifacts(slug)
     ]
+    from .engine.registry import plugin
     from .site import OFFLINE_ZIP
-    from .site_balance import engine_slugs
 
     steps += [
         Step(f"balance {slug}", slug, "balance", (), (f"build/balance/{slug}/figures.json",))
         for slug in slugs
-        if slug in engine_slugs()
+        if (found := plugin(slug)) is not None and found.engine  # imports this game's only
     ]
     offline = ("build/site-offline/index.html", f"build/downloads/{OFFLINE_ZIP}")
     steps.append(Step("site offline", None, "site", (("variant", "offline"),), offline))

@@ -98,7 +98,8 @@ def store_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -
             next_id = 1
             for loaded in games:
                 slug = loaded.slug
-                if slug not in registry.engine_slugs() or not example_names(project, slug):
+                # examples first: a game without any (a designer's new one) imports no engine
+                if not example_names(project, slug) or slug not in registry.engine_slugs():
                     continue
                 results = run_examples(project, slug, load_rules(scratch, slug))
                 for pos, result in enumerate(results):

@@ -1029,6 +1029,97 @@ def simulate_cmd(
     typer.echo(result.to_json() if as_json else result.report("it"))
 
 
+@app.command("balance")
+@fails_cleanly
+def balance_cmd(
+    ctx: typer.Context,
+    game: Annotated[str, typer.Argument(help="The game's slug (a game with an engine).")],
+    games: Annotated[
+        int, typer.Option("--games", min=1, help="Games per player count.")
+    ] = 200,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same report.")] = 1,
+    agents: Annotated[
+        str,
+        typer.Option(
+            "--agents",
+            help="Agents by seat, the last filling the seats left: random, search[:BUDGET], "
+            "or the game's own (e.g. search:200,random).",
+        ),
+    ] = "random",
+    players: Annotated[
+        int | None,
+        typer.Option("--players", "-p", help="Only this player count (default: every one)."),
+    ] = None,
+    variants: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--variant",
+            help="Change a card, card.field=value (repeatable, one variant together), and "
+            "compare the same seeded games with the baseline.",
+        ),
+    ] = None,
+    threshold: Annotated[
+        float,
+        typer.Option(
+            "--threshold",
+            min=0.0,
+            max=1.0,
+            help="Mark a figure whose 95% interval is beyond parity by more than this.",
+        ),
+    ] = 0.02,
+    options: GameOptions = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Worker processes; the report does not depend on it.",
+            callback=_at_most_the_cores,
+        ),
+    ] = 1,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Play on a Dask cluster (tcp://HOST:PORT or local:N); same report.",
+            show_default=False,
+        ),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--format", "-f", help="text or json (the data file the site reads).")
+    ] = "text",
+    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+) -> None:
+    """Seat advantage, how games end, length and the game's own figures at every player
+    count, marked when off parity; with --variant, the paired difference a card change makes."""
+    from .balance import balance
+    from .engine.registry import engine_slugs
+    from .simulate import SimulationError
+
+    if output_format not in ("text", "json"):
+        usage_error(f"--format is text or json, not '{output_format}'")
+    if cluster is not None:
+        from .cluster import parse_address
+
+        try:
+            parse_address(cluster)
+        except ValueError as exc:
+            usage_error(f"--cluster {exc}")
+    project = _project(ctx)
+    _check_games(project, [game])
+    if game not in engine_slugs():
+        usage_error(f"no rules engine for '{game}' yet (engines: {', '.join(engine_slugs())})")
+    try:
+        report = balance(
+            project, game, games, seed, players, agents, variants or [], threshold,
+            options or [], jobs, cluster,
+        )  # fmt: skip
+    except SimulationError as exc:
+        usage_error(str(exc))
+    typer.echo(report.to_json() if as_json or output_format == "json" else report.report())
+
+
 @app.command("replay")
 @fails_cleanly
 def replay_cmd(

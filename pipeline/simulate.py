@@ -23,11 +23,9 @@ from typing import Any
 from .engine import registry
 from .engine.agents import many_games, play
 from .engine.core import CardRecord, Replay, Rules, Seats, card_digest
-from .engine.plugin import S, Engine, FigureTable, rate, wilson
+from .engine.plugin import Engine, FigureTable, S, rate
 from .play import card_records, load_rules
 from .project import Project
-
-__all__ = ["wilson"]  # re-exported: engines' figures use it
 
 Progress = Callable[[int, int], None]
 CHUNK = 50
@@ -280,6 +278,22 @@ def simulate(
     rules = load_rules(project, slug)
     setup = setup or make_setup(rules)
     cards = card_records(project, slug)
+    _rules_cache[slug, setup.seats, rules.digest] = rules
+    summaries = play_games(setup, cards, games, seed, jobs, progress, cluster)
+    return summarise(rules, setup, seed, summaries)
+
+
+def play_games(
+    setup: Setup,
+    cards: Sequence[CardRecord],
+    games: int,
+    seed: int,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    cluster: str | None = None,
+) -> list[dict[str, Any]]:
+    """The summaries of a run's games on these cards, in game order (see `simulate`): the
+    balance report plays the same seeds on changed cards with it."""
     chunks = [range(start, min(start + CHUNK, games)) for start in range(0, games, CHUNK)]
     summaries: list[dict[str, Any]] = []
     if cluster is not None:
@@ -297,7 +311,6 @@ def simulate(
             for part in map_chunks(client, run_chunk, (setup, cards, seed), chunks, advance):
                 summaries += part
     elif jobs <= 1:
-        _rules_cache[slug, setup.seats, rules.digest] = rules
         parts: Any = (run_chunk(setup, cards, seed, chunk) for chunk in chunks)
         for part in parts:
             summaries += part
@@ -310,7 +323,7 @@ def simulate(
                 summaries += part
                 if progress:
                     progress(len(summaries), games)
-    return summarise(rules, setup, seed, summaries)
+    return summaries
 
 
 def summarise(

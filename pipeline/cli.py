@@ -209,10 +209,6 @@ def validate_cmd(
     _check_games(project, games)
     report = validate(project, games, layout=layout)
     typer.echo(render(report, fmt.value))
-    from .settings import placeholder_site_url_warning
-
-    if warning := placeholder_site_url_warning(project):
-        typer.echo(warning, err=True)  # the QR codes on the cards point there
     raise typer.Exit(0 if report.ok else 1)
 
 
@@ -719,13 +715,11 @@ def deck_cmd(
 ) -> None:
     """Make the print-and-play PDF of a game's deck: sheets for home, or pages for a shop."""
     from .render.deck import DeckOptions, build_deck, deck_summary, stale_database_warning
-    from .settings import placeholder_site_url_warning
 
     project = _project(ctx)
     _check_games(project, [game])
-    for warning in (stale_database_warning(project, game), placeholder_site_url_warning(project)):
-        if warning:
-            typer.echo(warning, err=True)
+    if warning := stale_database_warning(project, game):
+        typer.echo(warning, err=True)
     options = DeckOptions(
         gutter=gutter,
         size=size.value if size else None,
@@ -895,10 +889,10 @@ def build_cmd(
             f"built {len(report.ran)} steps, {len(report.skipped)} up to date, "
             f"in {report.seconds:.1f} s"
         )
-    from .settings import placeholder_site_url_warning
+    from .settings import missing_site_url_note
 
-    if warning := placeholder_site_url_warning(project):
-        typer.echo(warning, err=True)
+    if note := missing_site_url_note(project):  # once, for every output it left out
+        typer.echo(note, err=True)
 
 
 def _engine_setup(
@@ -1127,11 +1121,12 @@ def replay_cmd(
     file: Annotated[Path, typer.Argument(help="A replay saved as JSON.", dir_okay=False)],
 ) -> None:
     """Play a saved game again from its choices and narrate it in Italian."""
+    from .markup import terminal_text
     from .play import replay_file
 
     _, lines = replay_file(_project(ctx), file)
     for line in lines:
-        typer.echo(line)
+        typer.echo(terminal_text(line))  # the narration is Markdown, for the site
 
 
 @app.command("record")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from markupsafe import Markup
 
 from .catalog import AttributeInfo, CardInfo, DeckInfo, GameInfo, TermInfo, read_game
 from .database import open_engine
-from .markup import TermLinker, md_to_html
+from .markup import TermLinker, html_ruling_link, link_rulings, md_to_html
 from .output import FIXED_DATE, atomic_write
 from .project import Project
 from .render.cache import cached_pdf
@@ -47,6 +48,11 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
         css += "\n@page { size: A4; }\n"
     linker = TermLinker.build(game.terms, lambda t: f"#{t.anchor}")
     refs = clause_refs(game)
+    questions = {r.code: r.question for r in game.rulings}
+
+    def plain(text: str | None) -> Markup:
+        """Plain text (answers, notes) with the rulings it cites by id as their question."""
+        return Markup(link_rulings(text or "", questions, html_ruling_link, html.escape))
 
     sections = [
         {
@@ -54,7 +60,7 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
             "anchor": s.anchor,
             "title": s.title,
             "level": s.level,
-            "html": md_to_html(s.body_md, linker) if s.body_md.strip() else Markup(""),
+            "html": md_to_html(s.body_md, linker, questions) if s.body_md.strip() else Markup(""),
         }
         for s in game.sections
     ]
@@ -66,7 +72,7 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
                 "term": term.term,
                 "anchor": term.anchor,
                 "kind": term.kind,
-                "html": md_to_html(term.definition_md),
+                "html": md_to_html(term.definition_md, rulings=questions),
                 "refs": refs(anchors),
             }
         )
@@ -88,9 +94,10 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
         {"anchor": "elenco-carte", "title": "Elenco delle carte"},
         {"anchor": "stampa", "title": "Stampare il mazzo a casa"},
     ]
+    env = environment(templates)
+    env.filters["plain"] = plain
     return (
-        environment(templates)
-        .get_template("rulebook/rulebook.html.j2")
+        env.get_template("rulebook/rulebook.html.j2")
         .render(
             game=game,
             sections=sections,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .problems import Problem, SourceError
 from .render.paper import CARD_SIZES
+from .words import count
 
 SLUG = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)*")
 
@@ -126,7 +127,11 @@ def new_game(root: Path, game: NewGame) -> list[Path]:
 
 def _sources(game: NewGame) -> dict[str, str]:
     low, high = game.players
-    players = f"da {low} a {high} giocatori" if low != high else f"{low} giocatori"
+    # "un gioco di carte da 2 a 4 giocatori", "… per 3 giocatori"; "si gioca in 3 giocatori"
+    one = low == high
+    players = count(low, "giocatore", "giocatori") if one else f"da {low} a {high} giocatori"
+    for_players = f"per {players}" if one else players
+    played_by = f"in {players}" if one else players
     schema = f"# yaml-language-server: $schema=../../schemas/{game.slug}/cards.schema.json\n"
     return {
         "game.yaml": f"""# yaml-language-server: $schema=../../schemas/game.schema.json
@@ -136,8 +141,8 @@ players: {{min: {low}, max: {high}}}
 card_size: {game.size}
 status: official
 description: >-
-  {game.name} è un gioco di carte per {players}. Questa descrizione, le carte e le regole
-  sono un punto di partenza scritto da `cartiera new`: cambiale con quelle del tuo gioco.
+  {game.name} è un gioco di carte {for_players}. Questa descrizione, le carte e le regole
+  sono un punto di partenza scritto da «cartiera new»: cambiale con quelle del tuo gioco.
 attributes:
   valore:
     label: Valore
@@ -194,7 +199,7 @@ decks:
 
 ### 1.1 In breve {{#in-breve}}
 
-{game.name} si gioca con {players}. Scrivi qui in poche righe di che cosa parla il gioco e
+{game.name} si gioca {played_by}. Scrivi qui in poche righe di che cosa parla il gioco e
 come si vince.
 
 ### 1.2 Le carte {{#carte}}

@@ -9,7 +9,6 @@ import yaml
 from .project import Project
 
 SITE_URL_ENV = "CARTIERA_SITE_URL"
-DEFAULT_SITE_URL = "https://example.org/cartiera/"
 
 
 class _LenientLoader(yaml.SafeLoader):
@@ -20,9 +19,10 @@ _LenientLoader.add_multi_constructor("", lambda loader, suffix, node: None)
 _LenientLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, s, n: None)
 
 
-def site_url(project: Project) -> str:
-    """The rules site's base URL, for QR codes and links: $CARTIERA_SITE_URL, else
-    mkdocs.yml's site_url, else a placeholder."""
+def site_url(project: Project) -> str | None:
+    """Where the rules site is published, for QR codes, canonical links and the sitemap:
+    $CARTIERA_SITE_URL, else mkdocs.yml's site_url; None while the project has not said
+    (there is no default: a made-up address printed on cards would lead nowhere)."""
     if os.environ.get(SITE_URL_ENV):
         return os.environ[SITE_URL_ENV]
     config = project.root / "mkdocs.yml"
@@ -30,15 +30,15 @@ def site_url(project: Project) -> str:
         data = yaml.load(config.read_text(encoding="utf-8"), Loader=_LenientLoader) or {}
         if isinstance(data, dict) and data.get("site_url"):
             return str(data["site_url"])
-    return DEFAULT_SITE_URL
+    return None
 
 
-def placeholder_site_url_warning(project: Project) -> str | None:
-    """A one-line warning while the site URL is still the placeholder: QR codes, canonical
-    links and the sitemap would all point at a site that is not ours."""
-    if site_url(project).rstrip("/") != DEFAULT_SITE_URL.rstrip("/"):
+def missing_site_url_note(project: Project) -> str | None:
+    """One line saying what the outputs leave out while the site's address is not set."""
+    if site_url(project) is not None:
         return None
     return (
-        f"warning: site_url is the placeholder {DEFAULT_SITE_URL}: QR codes, canonical links "
-        f"and the sitemap point there (set site_url in mkdocs.yml or {SITE_URL_ENV})"
+        "note: site_url is not set, so the site has no canonical links and no sitemap, and the "
+        "rules cards print how to set it instead of a QR code (set site_url in mkdocs.yml, "
+        f"or {SITE_URL_ENV})"
     )

@@ -13,7 +13,6 @@ import http.server
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -27,13 +26,21 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from jinja2 import pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup
 
 from . import gamespec
 from .artifacts import artifacts
 from .catalog import AttributeInfo, CardInfo, GameInfo, game_slugs, read_game
 from .database import open_engine
-from .markup import escape_html
+from .markup import (
+    escape_html,
+    escape_markdown,
+    link_rulings,
+    markdown_ruling_link,
+    not_a_list,
+)
 from .output import FIXED_DATE
 from .problems import Problem, SourceError
 from .project import Project
@@ -49,7 +56,7 @@ from .rulebook import (
     term_anchors,
 )
 from .search import browser_index
-from .settings import _LenientLoader, placeholder_site_url_warning, site_url
+from .settings import _LenientLoader, missing_site_url_note, site_url
 from .site_balance import balance_page
 from .site_rules import (
     TermLinks,
@@ -89,8 +96,17 @@ class Download:
 
 def md(text: Any) -> Markup:
     """Plain text made safe inside Markdown: literal HTML characters and no markup."""
-    escaped = escape_html(str(text))
-    return Markup(re.sub(r"([\\`*_\[\]|])", r"\\\1", escaped))
+    return Markup(escape_markdown(escape_html(str(text))))
+
+
+@pass_context
+def md_filter(context: Context, text: Any) -> Markup:
+    """`md` for templates: on a game's pages (context `ruling_questions`, `depth`), a
+    ruling cited by id ("vedi il chiarimento formato-carte") reads as its question and
+    links to it."""
+    questions = context.get("ruling_questions") or {}
+    link = markdown_ruling_link(f"{context.get('depth', '')}chiarimenti.md")
+    return Markup(link_rulings(escape_html(str(text)), questions, link, escape_markdown))
 
 
 def site_dir(project: Project) -> Path:
@@ -115,7 +131,7 @@ def generate(
         elif target.exists():
             target.unlink()
     env = environment(project.templates_dir)
-    env.filters["md"] = md
+    env.filters["md"] = md_filter
     with open_engine(project) as engine:
         slugs = game_slugs(engine)
         games = [read_game(engine, slug) for slug in slugs]
@@ -197,13 +213,16 @@ def _game_pages(
     folder = site_dir(project) / "giochi" / game.slug
     refs = clause_refs(game)
     anchors = anchors_of(game.sections)
+    questions = {r.code: r.question for r in game.rulings}
 
     def texts(depth: str) -> Any:
-        """Rule-like Markdown with references and glossary terms linked, for a page
-        `depth` folders below the game's own."""
+        """Rule-like Markdown with cited rulings, references and glossary terms linked,
+        for a page `depth` folders below the game's own."""
         terms = TermLinks.build(game.terms, f"{depth}glossario.md")
+        ruling_link = markdown_ruling_link(f"{depth}chiarimenti.md")
 
         def link(text: str, skip: str | None = None) -> Markup:
+            text = link_rulings(text, questions, ruling_link)
             return Markup(terms.link(link_references(text, anchors, f"{depth}regole.md"), skip))
 
         return link
@@ -211,11 +230,13 @@ def _game_pages(
     text = texts("")
     rulings = ruling_views(game)
     for ruling in rulings:
-        ruling["answer_md"] = text(escape_html(ruling["answer"]))
+        ruling["answer_md"] = text(not_a_list(escape_html(ruling["answer"])))
+    # A ruling's box stands after the first clause it settles; later clauses link to it.
     by_clause: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    see_also: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for ruling in rulings:
-        for ref in ruling["clause_refs"]:
-            by_clause[ref.anchor].append(ruling)
+        for index, ref in enumerate(dict.fromkeys(r.anchor for r in ruling["clause_refs"])):
+            (see_also if index else by_clause)[ref].append(ruling)
     sections = [
         {
             "number": s.number,
@@ -258,6 +279,7 @@ def _game_pages(
         "source_labels": SOURCE_LABELS,
         "has_balance": balance is not None,
         "has_examples": bool(examples),
+        "ruling_questions": questions,
     }
     pages: dict[str, tuple[str, dict[str, Any]]] = {
         "index.md": (
@@ -272,7 +294,12 @@ def _game_pages(
         ),
         "regole.md": (
             "site/rules.md.j2",
-            {"sections": sections, "rulings_by_clause": by_clause, "examples": examples_by_clause},
+            {
+                "sections": sections,
+                "rulings_by_clause": by_clause,
+                "rulings_see_also": see_also,
+                "examples": examples_by_clause,
+            },
         ),
         "glossario.md": ("site/glossary.md.j2", {"terms": terms}),
         "chiarimenti.md": ("site/rulings.md.j2", {"rulings": rulings}),
@@ -418,10 +445,17 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
     scripts = list(config.get("extra_javascript", []))
     if (docs / QUERY_SCRIPT).exists():  # the card query language
         scripts += [QUERY_INDEX, QUERY_SCRIPT]
+    theme = config.get("theme")
+    if isinstance(theme, dict) and theme.get("custom_dir"):
+        theme["custom_dir"] = str((project.root / theme["custom_dir"]).resolve())
+    address = site_url(project)
+    if address is None:  # no canonical links, no sitemap (site_hooks removes it)
+        config.pop("site_url", None)
+    else:
+        config["site_url"] = address
     config.update(
         docs_dir=str(docs),
         site_dir=str(project.build_dir / ("site-offline" if offline else "site")),
-        site_url=site_url(project),
         nav=nav,
         hooks=hooks or [ours],
         extra_javascript=scripts,
@@ -437,8 +471,8 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
 
 def _title(page: Path) -> str:
     for line in page.read_text(encoding="utf-8").splitlines():
-        if line.startswith("title: "):
-            return line[len("title: ") :].strip()
+        if line.startswith("title: "):  # a YAML value, quoted by the templates' yaml_str
+            return str(yaml.safe_load(line[len("title: ") :]))
         if line.startswith("# "):
             return line[2:].strip()
     return page.stem.capitalize()
@@ -452,9 +486,9 @@ def build_site(
 ) -> Path:
     """Generate the pages and run `mkdocs build --strict`; return the site folder.
 
-    `warn` receives one line per thing a publisher should know (the placeholder site URL,
-    downloads that `cartiera build` has not made yet)."""
-    message = placeholder_site_url_warning(project)
+    `warn` receives one line per thing a publisher should know (what is left out while
+    site_url is not set, downloads that `cartiera build` has not made yet)."""
+    message = missing_site_url_note(project)
     if message and warn:
         warn(message)
     slugs = generate(project, with_images, offline=offline, warn=warn)

@@ -28,6 +28,7 @@ from .project import Project
 GAMES = int(os.environ.get("CARTIERA_BALANCE_GAMES", "200"))
 SEED = 1
 AGENTS = "random"
+WIDTH = 4.8  # inches: the charts' width
 _PACKAGE = Path(__file__).resolve().parent
 
 
@@ -54,11 +55,14 @@ def balance_dir(project: Project, slug: str) -> Path:
 
 
 def stamp(project: Project, slug: str) -> str:
-    """What the figures depend on: the game's cards, the engine code, the run's settings."""
-    from .play import card_records
+    """What the figures depend on: the game's player counts and cards (game.yaml and
+    cards.yaml), the engine code, the run's settings."""
+    from .play import engine_input
 
     digest = hashlib.sha256(f"{slug}|{GAMES}|{SEED}|{AGENTS}".encode())
-    for record in card_records(project, slug):
+    seats, records = engine_input(project, slug)
+    digest.update(repr(seats).encode())
+    for record in records:
         digest.update(repr(record).encode())
     package = slug.replace("-", "_")
     code = [
@@ -144,9 +148,24 @@ def simulate_balance(project: Project, slug: str) -> Balance:
     return Balance(slug, result.games, result.seed, AGENTS, result.players, figure_tables(result))
 
 
+# A game's own table whose rows are these (its first column) replaces the generic one.
+REPLACED_BY = {"squadre": "squadra", "finali": "fine", "durata": "turni"}
+
+
 def figure_tables(result: Any) -> list[FigureTable]:
     """The figures every game gets (seats, teams, endings, length) as tables, then the game's
-    own (`result.tables`)."""
+    own (`result.tables`); a generic table the game draws better itself is left out."""
+    own = {str(t.columns[0]).casefold() for t in result.tables if t.columns}
+    generic = [t for t in _generic_tables(result) if REPLACED_BY.get(t.key) not in own]
+    return generic + list(result.tables)
+
+
+def ending_label(how: str) -> str:
+    """An ending's id as words: "ultimo-in-piedi" -> "Ultimo in piedi"."""
+    return how.replace("-", " ").capitalize() if how else "—"
+
+
+def _generic_tables(result: Any) -> list[FigureTable]:
     seats = tuple((f"Posto {p}", cell) for p, cell in enumerate(result.seats, 1))
     tables = [
         FigureTable("posti", "Vittorie per posto al tavolo", ("Posto", "Vittorie"), seats, "bars")
@@ -157,7 +176,7 @@ def figure_tables(result: Any) -> list[FigureTable]:
             FigureTable("squadre", "Vittorie per squadra", ("Squadra", "Vittorie"), rows, "bars")
         )
     if result.how:
-        rows = tuple((how or "—", count) for how, count in result.how.items())
+        rows = tuple((ending_label(how), count) for how, count in result.how.items())
         tables.append(
             FigureTable(
                 "finali", "Come finiscono le partite", ("Fine", "Partite"), rows, "histogram"
@@ -167,7 +186,7 @@ def figure_tables(result: Any) -> list[FigureTable]:
     tables.append(
         FigureTable("durata", "Durata delle partite", ("Turni", "Partite"), lengths, "histogram")
     )
-    return tables + list(result.tables)
+    return tables
 
 
 def _from_json(data: dict[str, Any]) -> Balance:
@@ -209,11 +228,12 @@ def chart_svg(table: FigureTable, players: int) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # Drawn 4.8 in wide with 12 pt text: on a 390 px phone the text stays about 12 px tall.
     style: dict[str, Any] = {
         "svg.hashsalt": "cartiera",
         "svg.fonttype": "none",
         "font.family": "DejaVu Sans",
-        "font.size": 10,
+        "font.size": 12,
         "axes.spines.top": False,
         "axes.spines.right": False,
     }
@@ -241,7 +261,7 @@ def _bars(plt: Any, table: FigureTable, even: float) -> Any:
         ),
         strict=True,
     )
-    fig, ax = plt.subplots(figsize=(6.4, 0.8 + 0.3 * len(labels)))
+    fig, ax = plt.subplots(figsize=(WIDTH, 1.1 + 0.36 * len(labels)))
     positions = range(len(labels))
     ax.barh(
         positions, rates, xerr=[list(lows), list(highs)], color="#3f51b5", ecolor="#222", capsize=2
@@ -250,25 +270,46 @@ def _bars(plt: Any, table: FigureTable, even: float) -> Any:
     ax.invert_yaxis()
     ax.axvline(even, color="#c00", lw=0.8, ls="--")
     ax.set_xlim(0, 100)
-    ax.set_xlabel(f"{table.columns[column]} (%), intervallo al 95%; in rosso la parità")
+    _decimal_comma(ax.xaxis)
+    ax.set_xlabel(f"{_header(table.columns[column])} (%), intervallo al 95%;\nin rosso la parità")
     ax.set_ylim(len(labels) - 0.5, -0.5)
     return fig
 
 
 def _histogram(plt: Any, table: FigureTable) -> Any:
+    from matplotlib.ticker import MaxNLocator
+
     column = next(
         i for i in range(1, len(table.columns)) if isinstance(table.rows[0][i], (int, float))
     )
     values = [row[0] for row in table.rows]
     counts = [row[column] for row in table.rows]
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.4))
     if all(isinstance(v, (int, float)) for v in values):
         ax.bar(values, counts, width=0.9, color="#3f51b5")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no half turns
+        _decimal_comma(ax.xaxis)
     else:
         ax.bar([str(v) for v in values], counts, color="#3f51b5")
-    ax.set_xlabel(table.columns[0])
-    ax.set_ylabel(table.columns[column])
+        ax.tick_params(axis="x", labelrotation=30)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of games
+    _decimal_comma(ax.yaxis)
+    ax.set_xlabel(_header(table.columns[0]))
+    ax.set_ylabel(_header(table.columns[column]))
     return fig
+
+
+def _decimal_comma(axis: Any) -> None:
+    """A numeric axis's tick labels with a decimal comma, as the tables beside it write."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}".replace(".", ",")))
+
+
+def _header(column: Any) -> str:
+    """A column's name as a header: "vittorie" -> "Vittorie"."""
+    text = str(column)
+    return text[:1].upper() + text[1:]
 
 
 def cell_text(cell: Any) -> str:
@@ -307,7 +348,7 @@ def balance_page(
         tables.append(
             {
                 "title": table.title,
-                "columns": table.columns,
+                "columns": [_header(c) for c in table.columns],
                 "rows": [[cell_text(c) for c in row] for row in table.rows],
                 "chart": chart,
                 "long": len(table.rows) > 12,

@@ -22,11 +22,14 @@ log = logging.getLogger("mkdocs.plugins.cartiera")
 
 _RAW_LINK = re.compile(r'(?P<attr>\b(?:href|src))="(?P<path>[^":#?]+)(?P<frag>#[^"]*)?"')
 # The 404 page's base: the site's folder in the path (the part before the first top-level
-# name of the site), else site_url's path when the path starts with it, else "/".
+# name of the site), else site_url's path when the path starts with it, else "/"; from
+# file:// the page's own folder.
 _BASE_SCRIPT = (
     "<script>(function(){var p=location.pathname,b=BASE,r=ROOTS,s=p.split('/'),i;"
     "for(i=1;i<s.length-1;i++){if(r.indexOf(s[i])>=0){b=s.slice(0,i).join('/')+'/';break}}"
     "if(i>=s.length-1&&p.indexOf(b)!==0){b='/'}"
+    # Opened from file:// (the offline copy), the page is 404.html at the site's root.
+    "if(location.protocol==='file:'){b=p.slice(0,p.lastIndexOf('/')+1)}"
     "window.__cartiera_base=b;document.write('<base href='+JSON.stringify(b)+'>')})()</script>"
 )
 # Material reads its base (for search) from the page's JSON config: give it the same one.
@@ -63,7 +66,11 @@ def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
 
 def on_post_build(config: Any) -> None:
     """404.html is served for any missing path, at any depth: make its links relative to a
-    base that a small inline script finds, instead of the absolute path of site_url."""
+    base that a small inline script finds, instead of the absolute path of site_url.
+    Without site_url there is no sitemap: its addresses would not be absolute."""
+    if not config.get("site_url"):
+        for name in ("sitemap.xml", "sitemap.xml.gz"):
+            (Path(config["site_dir"]) / name).unlink(missing_ok=True)
     page = Path(config["site_dir"]) / "404.html"
     if not page.exists():
         return

@@ -15,6 +15,7 @@ import pypdfium2 as pdfium
 import pytest
 from conftest import edit, invoke
 from PIL import Image
+from pypdf import PdfReader
 
 from pipeline.project import open_project
 from pipeline.render.deck import load_faces
@@ -210,12 +211,25 @@ def test_deck_warns_when_the_database_is_stale(built: Path, tmp_path: Path) -> N
     assert "cartiera db build" in line
 
 
-def test_placeholder_site_url_is_reported(prova: Path) -> None:
-    """Defect 7: validate (and deck) say when the QR codes point at the placeholder."""
-    run = invoke(prova, "validate", "prova")
-    assert "site_url is the placeholder" in run.stderr
-    run = invoke(prova, "validate", "prova", env={"CARTIERA_SITE_URL": "https://carte.example/"})
-    assert "placeholder" not in run.stderr
+def test_no_site_url_warning_on_every_command_and_the_qr_card_says_how(
+    shared_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without site_url, validate and deck print nothing about it (validate --format
+    github stays pure annotations), and the rules card prints how to set it."""
+    monkeypatch.delenv("CARTIERA_SITE_URL", raising=False)
+    run = invoke(shared_project, "validate", "blitz", "--format", "github", "--no-layout")
+    assert "site_url" not in run.output and "example.org" not in run.output
+    out = tmp_path / "blitz.pdf"
+    run = invoke(shared_project, "deck", "blitz", "--out", str(out))
+    assert run.exit_code == 0 and "site_url" not in run.stderr
+    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(out).pages)
+    assert "Qui va il QR code delle regole" in text and "example.org" not in text
+    address = "https://carte.example/"
+    run = invoke(
+        shared_project, "deck", "blitz", "--out", str(out), env={"CARTIERA_SITE_URL": address}
+    )
+    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(out).pages)
+    assert "Qui va il QR code" not in text and "carte.example/giochi/blitz/regole/" in text
 
 
 # -- the faces: labels, tight boxes, the reconstructed mark -------------------------------

@@ -12,7 +12,6 @@ import re
 import sqlite3
 import threading
 import unicodedata
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -25,7 +24,7 @@ from conftest import NO_UNSHARE, SiteBuild, invoke
 ENGLISH = re.compile(
     r"\b(Permanent link|Made with|Home|Search|Back to top|Skip to content|Table of contents|"
     r"Copy to clipboard|Previous|Next|Initializing search|Type to start searching|"
-    r"Share|Clear|Navigation|Edit this page|Last update|Error response)\b"
+    r"Share|Clear|Navigation|Edit this page|Last update|Error response|Not found|random)\b"
 )
 
 
@@ -288,43 +287,50 @@ def test_balance_page_states_its_run_and_shows_svg_charts(session_site: Path) ->
         assert "<image" not in svg and 'href="http' not in svg
 
 
-def test_canonical_links_and_sitemap_use_the_site_url(shared_project: Path, monkeypatch) -> None:
+def test_site_url_is_a_setting_with_no_made_up_default(shared_project: Path, monkeypatch) -> None:
     import yaml
 
     from pipeline.project import open_project
-    from pipeline.settings import placeholder_site_url_warning
+    from pipeline.settings import SITE_URL_ENV, missing_site_url_note, site_url
     from pipeline.site import mkdocs_config
 
+    monkeypatch.delenv(SITE_URL_ENV, raising=False)
     project = open_project(shared_project)
-    assert "placeholder" in (placeholder_site_url_warning(project) or "")
-    monkeypatch.setenv("CARTIERA_SITE_URL", "https://giochi.example.net/cartiera-prova/")
-    assert placeholder_site_url_warning(project) is None
+    assert site_url(project) is None
+    assert "site_url is not set" in (missing_site_url_note(project) or "")
+    config = yaml.safe_load(mkdocs_config(project, ["bless"], offline=False).read_text("utf-8"))
+    assert "site_url" not in config
+    monkeypatch.setenv(SITE_URL_ENV, "https://giochi.example.net/cartiera-prova/")
+    assert missing_site_url_note(project) is None
     config = yaml.safe_load(mkdocs_config(project, ["bless"], offline=False).read_text("utf-8"))
     assert config["site_url"] == "https://giochi.example.net/cartiera-prova/"
 
 
-def test_the_served_sitemap_and_canonical_links_agree(session_site: Path) -> None:
-    root = ET.parse(session_site / "sitemap.xml").getroot()
-    urls = [e.text for e in root.iter() if e.tag.endswith("loc")]
-    assert urls and all(u.startswith("https://example.org/cartiera/") for u in urls)
-    html = (session_site / "giochi/bless/regole/index.html").read_text("utf-8")
-    assert '<link rel="canonical" href="https://example.org/cartiera/giochi/bless/regole/">' in html
+def test_without_site_url_no_page_names_a_made_up_address(session_site: Path) -> None:
+    """The session's site is built with no site_url: no sitemap, no canonical link."""
+    assert not (session_site / "sitemap.xml").exists()
+    assert not (session_site / "sitemap.xml.gz").exists()
+    pages = [p for p in session_site.rglob("*.html") if 'rel="canonical"' in p.read_text("utf-8")]
+    assert pages == []
+    assert not [p for p in session_site.rglob("*.html") if "example.org" in p.read_text("utf-8")]
 
 
-def test_site_warns_while_site_url_is_the_placeholder(built: Path, monkeypatch) -> None:
+def test_site_says_once_what_it_leaves_out_without_site_url(built: Path, monkeypatch) -> None:
     import subprocess
 
     import pipeline.site
 
+    monkeypatch.delenv("CARTIERA_SITE_URL", raising=False)
     monkeypatch.setattr(pipeline.site, "generate", lambda *args, **kwargs: [])
     monkeypatch.setattr(
         pipeline.site.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, "", "")
     )
     run = invoke(built, "site")
     assert run.exit_code == 0
-    assert "warning: site_url is the placeholder https://example.org/cartiera/" in run.stderr
+    assert run.stderr.count("site_url is not set") == 1, run.stderr
+    assert "no canonical links and no sitemap" in run.stderr
     run = invoke(built, "site", env={"CARTIERA_SITE_URL": "https://giochi.example.net/"})
-    assert "placeholder" not in run.stderr
+    assert "site_url" not in run.stderr
 
 
 def test_build_makes_the_offline_site_its_zip_and_the_balance_figures(built: Path) -> None:

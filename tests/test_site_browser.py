@@ -101,6 +101,8 @@ def test_search_finds_the_stasi_rule_and_lands_on_its_anchor(
     link = next(
         a for a in results if _place(a.get_attribute("href")) == "/giochi/bless/regole/#stasi"
     )
+    if not link.is_displayed():  # among the page's further sections, behind "more"
+        browser.execute_script("arguments[0].closest('details').open = true", link)
     link.click()
     _wait(browser, lambda d: _place(d.current_url) == "/giochi/bless/regole/#stasi")
     heading = browser.find_element(By.ID, "stasi")
@@ -225,6 +227,23 @@ def test_bless_table_filter_matches_sql_and_survives_a_reload(
     assert padding != "0px"
 
 
+def test_the_table_counter_follows_the_rows_after_a_bad_query(
+    browser: Any, session_server: str
+) -> None:
+    """A query with no match, then a bad one: every row shows again, and so says the count."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{session_server}/giochi/bless/tabella/")
+    field = browser.find_element(By.CSS_SELECTOR, ".cartiera-query input")
+    counter = browser.find_element(By.CSS_SELECTOR, ".cartiera-conteggio")
+    field.send_keys("occhio>=99")
+    _wait(browser, lambda d: counter.text == "0 carte su 62")
+    field.send_keys(" (")
+    _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".cartiera-query-invalid"))
+    assert len(_shown(browser, "code")) == 62
+    assert counter.text == "62 carte su 62"
+
+
 def test_the_table_sorts_by_name_both_ways(browser: Any, session_server: str) -> None:
     from selenium.webdriver.common.by import By
 
@@ -299,6 +318,22 @@ def test_the_404_page_is_styled_wherever_it_is_served(browser: Any, session_site
             assert styled in ("sticky", "fixed") and home == base + "/", (missing, home)
         assert _search(browser, "Stasi")  # the search finds its index from there too
         httpd.shutdown()
+
+
+def test_the_offline_404_page_is_styled_and_italian_from_file(
+    browser: Any, session_offline_site: Path
+) -> None:
+    """Opened from file://, the page finds its styles and links beside it (not at /)."""
+    browser.get((session_offline_site / "404.html").as_uri())
+    styled = browser.execute_script(
+        "return getComputedStyle(document.querySelector('.md-header')).position"
+    )
+    title = browser.execute_script("return document.querySelector('article h1').textContent")
+    rules = browser.execute_script(
+        "return [...document.querySelectorAll('article a')].map(a => a.href)"
+    )
+    assert styled in ("sticky", "fixed") and title == "Pagina non trovata"
+    assert (session_offline_site / "giochi/bless/regole.html").as_uri() in rules
 
 
 def test_no_english_interface_string_in_the_browser(browser: Any, session_server: str) -> None:

@@ -88,8 +88,21 @@ class DeckFaces:
                 yield code, "back"
 
 
-def qr_svg(url: str, size_mm: float, dark: str = "#111") -> Markup:
-    """A QR code as inline SVG, sized in millimetres (vector, prints sharp)."""
+# In place of the QR code while the project has not said where its site is published.
+NO_SITE_URL = (
+    "Qui va il QR code delle regole: scrivi l'indirizzo del sito in mkdocs.yml (site_url) "
+    "e stampa di nuovo la carta."
+)
+
+
+def qr_svg(url: str | None, size_mm: float, dark: str = "#111") -> Markup:
+    """A QR code as inline SVG, sized in millimetres (vector, prints sharp); with no URL
+    (site_url not set), a box of the same size that says how to set it."""
+    if url is None:
+        return Markup(
+            f'<div class="qr-missing" style="width: {size_mm}mm; height: {size_mm}mm">'
+            f"{escape(NO_SITE_URL)}</div>"
+        )
     code = segno.make(url, error="m", micro=False)
     modules = code.symbol_size(border=0)[0]
     svg = code.svg_inline(scale=1, border=0, dark=dark, omitsize=True)
@@ -116,7 +129,7 @@ def highlight(text: str, words: Iterable[str], css_class: str = "kw") -> Markup:
 def deck_faces(
     game: GameInfo,
     templates: Path,
-    site_url: str,
+    site_url: str | None,
     bleed: float = BLEED_MM,
     size: str | None = None,
     ink: Ink = "full",
@@ -141,7 +154,7 @@ def deck_faces(
     trim = CARD_SIZES[size]
     design = CARD_SIZES[game.card_size] if size != game.card_size else None
     faces = DeckFaces(game, trim, bleed, css, size=size, ink=ink, design=design)
-    rules_url = f"{site_url.rstrip('/')}/giochi/{game.slug}/regole/"
+    rules_url = f"{site_url.rstrip('/')}/giochi/{game.slug}/regole/" if site_url else None
     base = {
         "game": game,
         "trim": design or trim,  # templates draw at the game's size; a resize scales it

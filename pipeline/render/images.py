@@ -20,6 +20,7 @@ from PIL import Image
 from ..output import atomic_write
 from ..problems import Problem, SourceError
 from ..project import Project
+from ..words import count
 from .cache import render_cache
 from .deck import face_cache, load_faces, print_run
 from .faces import DeckFaces, FacePage, render_faces
@@ -265,6 +266,7 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
         folder,
         files,
         (card_w, card_h),
-        f"{len(sheets)} fogli da {cols} colonne, ciascuno con il foglio dei suoi retro "
+        f"{count(len(sheets), 'foglio', 'fogli')} da {cols} colonne, ciascuno con il foglio "
+        "dei suoi retro "
         "(«unique backs»); tts.json: griglia e carte di ogni foglio",
     )

@@ -647,7 +647,8 @@
       }
     });
     var counter = document.querySelector('.cartiera-filtri[data-tabella="' + ui.target + '"] .cartiera-conteggio');
-    if (counter && codes) counter.textContent = shown + " carte su " + total;
+    // after an empty or bad query every row shows again, and the counter says so
+    if (counter) counter.textContent = (shown === 1 ? "1 carta" : shown + " carte") + " su " + total;
   }
 
   function autoMount() {

@@ -66,7 +66,7 @@
         row.hidden = !visible;
         if (visible) shown += 1;
       });
-      if (counter) counter.textContent = shown + " carte su " + rows.length;
+      if (counter) counter.textContent = (shown === 1 ? "1 carta" : shown + " carte") + " su " + rows.length;
     }
 
     function sort(column, ascending) {

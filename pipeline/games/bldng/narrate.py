@@ -11,6 +11,7 @@ from typing import Any
 
 from pipeline.engine.core import Event
 
+from ...words import count
 from .cards import BldngCards, element_name
 
 REASONS = {
@@ -113,6 +114,6 @@ def position_lines(rules: BldngCards, position: Mapping[str, Any], players: int)
     discard = position.get("discard", [])
     if discard:
         top = rules.names[rules.card(discard[-1])[0]]
-        lines.append(f"- Negli scarti {len(discard)} carte; in cima {top}.")
+        lines.append(f"- Negli scarti {count(len(discard), 'carta', 'carte')}; in cima {top}.")
     lines.append(f"- È il turno di {player_name(position.get('player', 1) - 1)}.")
     return lines

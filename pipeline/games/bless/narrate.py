@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from pipeline.engine.core import Event
 
+from ...words import a
 from .compiler import (
     ALT,
     MAL,
@@ -133,7 +134,7 @@ class BlessNarrator:
 
     def _stasi(self, e: Event) -> str:
         who, card = player_name(e.player), self.name(e.args[0])
-        return f"{who} spende 1 Azione per togliere la Stasi a {card}."
+        return f"{who} spende 1 Azione per togliere la Stasi {a(card)}."
 
     def _stasi_end(self, e: Event) -> str:
         return "Fine Turno: la Stasi lascia tutte le Maledizioni."
@@ -229,7 +230,7 @@ class BlessNarrator:
 
     def _bind(self, e: Event) -> str:
         legame, host = e.args
-        return f"{self.name(legame)} si lega a {self.name(host)}."
+        return f"{self.name(legame)} si lega {a(self.name(host))}."
 
     def _no_host(self, e: Event) -> str:
         return f"{self.name(e.args[0])} non ha una Maledizione a cui legarsi e si Spezza."

@@ -440,7 +440,7 @@ def position_lines(
         return str(deck.cards[deck.card(code)].name)
 
     out = [
-        f"- Turno {spec.turn}, di {player_name(spec.active - 1)}, con "
+        f"- Turno {spec.turn} di {player_name(spec.active - 1)}, con "
         f"{spec.actions} Azioni; punti {spec.scores[0]} a {spec.scores[1]}."
     ]
     for p, side in enumerate(spec.players):

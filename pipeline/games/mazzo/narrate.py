@@ -11,6 +11,7 @@ from typing import Any
 
 from pipeline.engine.core import Event
 
+from ...words import count
 from .state import MazzoCards
 
 ABILITY_NAMES = ("Forza", "Astuzia", "Velocità", "Magia", "Coraggio")
@@ -39,7 +40,7 @@ def _sentence(rules: MazzoCards, e: Event) -> str | None:
             return f"Si toglie dal mazzo la {rules.names[a[0]]}."
         case "deal":
             n = len(a[0])
-            return f"{who} riceve {n} {'carta' if n == 1 else 'carte'}."
+            return f"{who} riceve {count(n, 'carta', 'carte')}."
         case "first":
             return f"Il sorteggio fa attaccare per primo {who}."
         case "turn":
@@ -112,7 +113,7 @@ def position_lines(rules: MazzoCards, position: Mapping[str, Any]) -> list[str]:
     for p in (0, 1):
         held = [rules.names[rules.card(c)] for c in hands[p]]
         n = len(bottini[p])
-        loot = f"{n} {'carta' if n == 1 else 'carte'} nel bottino" if n else "bottino vuoto"
+        loot = f"{count(n, 'carta', 'carte')} nel bottino" if n else "bottino vuoto"
         hand = "in mano " + ", ".join(held) if held else "nessuna carta in mano"
         lines.append(f"- {player_name(p)}: {hand}; {loot}.")
     left = len(position.get("riserva", []))

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 
 from pipeline.engine.core import Event
 
+from ...words import count
 from .cards import Cards
 
 HOW = {
@@ -56,12 +57,12 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
         "bushido_pass": lambda p, a: f"Il Bushido passa al giocatore {a[0] + 1}.",
         "bushido_lost": lambda p, a: f"Il Bushido del giocatore {p + 1} finisce negli scarti.",
         "draw": lambda p, a: (
-            f"Il giocatore {p + 1} prende {a[0]} {'carta' if a[0] == 1 else 'carte'}"
+            f"Il giocatore {p + 1} prende {count(a[0], 'carta', 'carte')}"
             + (" dalla cima degli scarti." if a[1] == "scarti" else " dal mazzo.")
         ),
         "deck_out": lambda p, a: (
-            f"Il mazzo è finito: si rimescolano {a[0]} carte degli scarti e tutti perdono "
-            "1 punto onore."
+            f"Il mazzo è finito: si rimescolano {count(a[0], 'carta', 'carte')} degli scarti "
+            "e tutti perdono 1 punto onore."
         ),
         "honour": lambda p, a: (
             f"Il giocatore {p + 1} cede 1 punto onore al giocatore {a[2] + 1} ({left(a[3])})."
@@ -74,8 +75,7 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
         ),
         "parry": lambda p, a: f"Il giocatore {p + 1} para l'attacco con {card(a[0])}.",
         "wound": lambda p, a: (
-            f"Il giocatore {p + 1} subisce {a[0]} "
-            f"{'ferita' if a[0] == 1 else 'ferite'} e {resistance(a[1])}."
+            f"Il giocatore {p + 1} subisce {count(a[0], 'ferita', 'ferite')} e {resistance(a[1])}."
         ),
         "harmless": lambda p, a: f"Il giocatore {p + 1} è indifeso.",
         "place": lambda p, a: (

@@ -20,7 +20,8 @@ import pytest
 
 from pipeline.engine import registry
 from pipeline.engine.agents import many_games
-from pipeline.engine.core import Replay, play_replay
+from pipeline.engine.core import Replay, State, play_replay
+from pipeline.engine.plugin import Engine
 from pipeline.play import load_rules
 from pipeline.project import open_project
 
@@ -56,14 +57,14 @@ def project(built_copy):
     return open_project(built_copy("conformance"))
 
 
-def cards_of(state: Any) -> list[int]:
+def cards_of(state: State) -> list[int]:
     """The multiset of every card instance in the game, as a sorted list (cheap to compare)."""
     cards = list(chain.from_iterable(state.zones().values()))
     cards.sort()
     return cards
 
 
-def conservation(start: Any) -> Callable[[Any], bool]:
+def conservation(start: State) -> Callable[[State], bool]:
     """A check that a state holds the card instances of `start`, each as often (the same
     multiset as cards_of), made once per game and run after every action. When the cards
     of `start` are all different (every engine's are), the same number of cards and the
@@ -75,7 +76,7 @@ def conservation(start: Any) -> Callable[[Any], bool]:
         return lambda state: cards_of(state) == cards
     count = len(cards)
 
-    def holds(state: Any) -> bool:
+    def holds(state: State) -> bool:
         zones = state.zones().values()
         return sum(map(len, zones)) == count and set(chain.from_iterable(zones)) == distinct
 
@@ -103,20 +104,19 @@ def test_conservation_sees_a_card_lost_doubled_or_added():
     assert not twice(_Zones(a=[5, 6]))
 
 
-def players_for(rules: Any, index: int) -> int:
+def players_for(rules: Engine[Any], index: int) -> int:
     low, high = rules.info.min_players, rules.info.max_players
     return low + index % (high - low + 1)
 
 
 def play_random(
-    rules: Any, seed: int, players: int, checks: bool = True, keep: bool = False
-) -> tuple[Any, list]:
+    rules: Engine[Any], seed: int, players: int, checks: bool = True, keep: bool = False
+) -> tuple[State, list[State]]:
     """One seeded random game to its end; with `checks`, every action is checked; with
     `keep`, a clone of every seventh state is returned for the costlier checks."""
     state = rules.new_game(seed, players)
     rng = random.Random(seed)
     conserved = conservation(state)
-    invariants = getattr(rules, "invariants", None)
     states = []
     for step in range(MAX_ACTIONS):
         if state.is_terminal():
@@ -129,7 +129,7 @@ def play_random(
                 states.append(state.clone())
         state.apply(rng.choice(legal))
         if checks:
-            problems = invariants(state) if invariants is not None else []
+            problems = rules.invariants(state)
             assert not problems, f"seed {seed}, action {step + 1}: {problems}"
             assert conserved(state), f"seed {seed}, action {step + 1}: cards changed"
     assert state.is_terminal(), f"seed {seed}: the game did not end in {MAX_ACTIONS} actions"
@@ -165,7 +165,7 @@ def test_random_games_keep_the_rules(project, slug: str, part: range):
         assert hidden_changed, "determinize never changed anything hidden"
 
 
-def check_determinism(rules: Any, seed: int, players: int, state: Any) -> None:
+def check_determinism(rules: Engine[Any], seed: int, players: int, state: State) -> None:
     again, _ = play_random(rules, seed, players, checks=False)
     assert again.log == state.log, f"seed {seed}: same seed, another game"
     replay = Replay.from_json(Replay.of(state, rules, seed, {}, players).to_json())
@@ -174,7 +174,7 @@ def check_determinism(rules: Any, seed: int, players: int, state: Any) -> None:
     assert replayed.outcome() == state.outcome()
 
 
-def check_observations(rules: Any, states: list[Any], index: int) -> int:
+def check_observations(rules: Engine[Any], states: list[State], index: int) -> int:
     """Observations survive determinize; returns how many states it really changed."""
     changed = 0
     for k, state in enumerate(states):
@@ -193,7 +193,7 @@ def check_observations(rules: Any, states: list[Any], index: int) -> int:
     return changed
 
 
-def check_clones(states: list[Any], index: int) -> None:
+def check_clones(states: list[State], index: int) -> None:
     for k, state in enumerate(states[:5]):
         if state.is_terminal():
             continue

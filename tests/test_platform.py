@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.engine import registry
-from pipeline.engine.core import choose, shuffle
+from pipeline.engine.core import Seats, choose, shuffle
 from pipeline.engine.plugin import GamePlugin
 from pipeline.games import game_module
 
@@ -34,26 +34,13 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node but those under ``if TYPE_CHECKING:`` (imports for type hints only)."""
-    out, todo = [], [tree]
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        for child in ast.iter_child_nodes(node):
-            test = getattr(child, "test", None)
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(test):
-                todo += child.orelse
-                continue
-            todo.append(child)
-    return out
-
-
 def _imports(path: Path, name: str, modules: set[str]) -> set[str]:
-    """Every pipeline module `path` imports, at any depth of the file (lazy imports too)."""
+    """Every pipeline module `path` imports, at any depth of the file: lazy imports and
+    imports for type hints only (under ``if TYPE_CHECKING:``) too, since a module that
+    needs another's types to be read is tied to it as much as one that imports it."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     out: set[str] = set()
-    for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -137,10 +124,10 @@ def test_the_loader_finds_game_checks_through_the_registry():
 
 def test_unknown_names_are_one_line_listing_the_known_ones():
     with pytest.raises(registry.UnknownName, match=r"no rules engine for the game 'x' \(engines:"):
-        registry.build_rules("x", [], "")
-    with pytest.raises(registry.UnknownName, match=r"unknown agent 'smart'.*random, greedy"):
+        registry.build_rules("x", Seats(2, 2), [], "")
+    with pytest.raises(registry.UnknownName, match=r"unknown agent .smart.*random, search, greedy"):
         registry.make_agent("bless", "smart", 1)
-    assert registry.agent_names("bless") == ["random", "greedy"]
+    assert registry.agent_names("bless") == ["random", "search", "greedy"]
 
 
 def test_chance_shuffles_as_pythons_random_does_and_the_same_on_every_version():

@@ -17,7 +17,7 @@ from typing import Any, cast
 from .agents import RandomAgent
 from .core import CardRecord, Seats
 from .ismcts import SearchAgent, SearchSpec, SearchSpecError, parse_spec
-from .plugin import Agent, AgentFactory, Engine, GamePlugin
+from .plugin import Agent, AgentFactory, BuildRules, Engine, GamePlugin
 
 GROUP = "cartiera.games"
 
@@ -82,9 +82,9 @@ def build_rules(slug: str, seats: Seats, cards: Sequence[CardRecord], digest: st
     """The game's rules for game.yaml's player counts (`seats`) over these cards (`digest`
     identifies them, for replays). A plugin whose engine breaks the contract is an error."""
     target = _engine_plugin(slug).engine or ""
-    build = _attribute(target)
-    rules = build(seats, cards, digest) if callable(build) else None
-    if not isinstance(rules, Engine):
+    build: BuildRules = _attribute(target)
+    rules = build(seats, cards, digest)
+    if not isinstance(rules, Engine):  # a plugin of another distribution, unchecked by mypy
         raise TypeError(f"the engine {target} of {slug} does not make an Engine")
     return rules
 

@@ -59,6 +59,7 @@ class BldngState:
         "discard",
         "discard_by",
         "discard_turn",
+        "dry_turn",
         "keep",
         "known",
         "legal",
@@ -96,6 +97,7 @@ class BldngState:
         self.turn = 0
         self.discard_by = -1  # who discarded the top card, in turn `discard_turn`
         self.discard_turn = -1
+        self.dry_turn = -1  # the turn whose draw reshuffled discards without a Forma
         self.tasks: list[tuple[Any, ...]] = []
         self.legal: list[tuple[Any, ...]] = []  # the options of the pending decision
         self.result: Outcome | None = None
@@ -279,8 +281,14 @@ class BldngState:
         self.tasks.append(("turn",))
 
     def _draw_card(self) -> int:
-        """The top card of the Forme deck; 4.6: the discards shuffled in when it runs out."""
+        """The top card of the Forme deck; 4.6: the discards shuffled in when it runs out.
+        Discards of What happens only, shuffled in twice in one turn, would bring the same
+        cards back for ever (a scenario can set that up): the second time there is no card."""
         if not self.deck and self.discard:
+            if not any(self.cards.is_forma[c] for c in self.discard):
+                if self.dry_turn == self.turn:
+                    return -1
+                self.dry_turn = self.turn
             self.deck, self.discard = self.discard, []
             self.chance.shuffle("rimescola", self.deck)
             self.log.append(Event("reshuffle", -1, (len(self.deck),)))
@@ -489,7 +497,8 @@ class BldngState:
         copy.tasks = list(self.tasks)
         copy.legal = self.legal
         for name in (
-            "direction", "player", "previous", "turn", "discard_by", "discard_turn", "result",
+            "direction", "player", "previous", "turn", "discard_by", "discard_turn", "dry_turn",
+            "result",
         ):  # fmt: skip
             setattr(copy, name, getattr(self, name))
         return copy

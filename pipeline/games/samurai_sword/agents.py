@@ -8,29 +8,25 @@ me, makes a player look like an enemy of my side.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
+from pipeline.engine.agents import ChoosingAgent, RandomAgent, play
 from pipeline.engine.core import Action
+from pipeline.engine.plugin import Agent, Engine
 
-from .state import ABILITY, END, FROM_DECK, FROM_DISCARD, HONOUR, TAKE
+from .cards import Cards
+from .state import ABILITY, END, FROM_DECK, FROM_DISCARD, HONOUR, TAKE, SamuraiState
 from .table import ROLES_BY_PLAYERS
 
 SIDE = {"shogun": "Shogun", "samurai": "Shogun", "ninja": "Ninja", "ronin": "Ronin"}
 
 
-class Warrior:
+class Warrior(ChoosingAgent[SamuraiState]):
     """Attacks likely enemies, guards its honour, and keeps what defends it."""
 
     name = "guerriero"
 
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    def act(self, state: Any) -> Action:
-        legal = state.legal_actions()
-        if len(legal) == 1:
-            return legal[0]
+    def choose(self, state: SamuraiState, legal: list[Action]) -> Action:
         me = state.current_player()
         view = state.observation(me)
         cards = state.cards  # the printed card tables, public
@@ -84,7 +80,7 @@ class Warrior:
     # -- the play phase ------------------------------------------------------------------
 
     def _main(
-        self, view: dict[str, Any], me: int, legal: list[Action], cards: Any, enemy: list[float]
+        self, view: dict[str, Any], me: int, legal: list[Action], cards: Cards, enemy: list[float]
     ) -> Action:
         players = view["players"]
         ronin = view["teams"][str(me)] == "Ronin"
@@ -120,7 +116,7 @@ class Warrior:
         me: int,
         target: int,
         extra: int,
-        cards: Any,
+        cards: Cards,
         view: dict[str, Any],
         enemy: list[float],
     ) -> float:
@@ -143,7 +139,7 @@ class Warrior:
         others = [q for q in range(len(players)) if q != me and not players[q]["harmless"]]
         return sum(enemy[q] - 0.6 for q in others)
 
-    def _keep(self, cards: Any, c: int, view: dict[str, Any]) -> float:
+    def _keep(self, cards: Cards, c: int, view: dict[str, Any]) -> float:
         """How much a card in hand is worth keeping (the lowest is given up first)."""
         if cards.is_parry[c]:
             return 5.0
@@ -159,21 +155,19 @@ class Warrior:
 AGENTS = {"guerriero": Warrior}
 
 
-def side_win_rate(rules: Any, games: int, seed: int = 1000) -> float:
+def side_win_rate(rules: Engine[SamuraiState], games: int, seed: int = 1000) -> float:
     """How often a side played by the guerriero beats sides played by random, over games
     of 3 to 7 players in turn, each side of the table taking its turn as the guerriero's."""
-    from pipeline.engine.agents import RandomAgent
-
     wins = 0
     for i in range(games):
         players = 3 + i % 5
         state = rules.new_game(seed + i, players)
         sides = sorted({state.team(p) for p in range(players)})
         side = sides[(i // 5) % len(sides)]
-        agents = [
+        agents: list[Agent] = [
             (Warrior if state.team(p) == side else RandomAgent)(i * 8 + p) for p in range(players)
         ]
-        while not state.is_terminal():
-            state.apply(agents[state.current_player()].act(state))
-        wins += state.team(state.outcome().winners[0]) == side
+        play(state, agents)
+        outcome = state.outcome()
+        wins += outcome is not None and state.team(outcome.winners[0]) == side
     return wins / games

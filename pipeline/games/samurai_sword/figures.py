@@ -11,7 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pipeline.engine.plugin import FigureTable
+from pipeline.engine.plugin import FigureTable, rate
 
 from .cards import TEAMS
 from .state import SamuraiState
@@ -23,14 +23,6 @@ ENDING_NAMES = {
     "bushido": "onore perso alla prova del Bushido",
     "ultimo-in-piedi": "un solo giocatore con resistenza",
 }
-
-
-def rate(successes: int, trials: int) -> dict[str, float]:
-    """A rate cell of a figure table, with its 95% Wilson interval."""
-    from pipeline.simulate import wilson
-
-    low, high = wilson(successes, trials)
-    return {"rate": successes / trials if trials else 0.0, "low": low, "high": high, "n": trials}
 
 
 def summarize(state: SamuraiState) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -34,6 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST_CACHE = ROOT / "build" / "test-cache"  # the suite's render cache, kept between runs
 TEST_CACHE_DAYS = 14  # entries older than this are removed at the start of a run
 NOT_COMPILED = "the engine is not compiled here"  # the skip of tests/test_compiled.py
+# A test's subprocesses run this checkout's pipeline with this interpreter, whatever is
+# installed or on PATH where they start (from a venv that is not activated, say).
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.getenv("PYTHONPATH")]))
+SCRIPTS = Path(sysconfig.get_path("scripts"))  # this interpreter's bin/: its cartiera, its pip
 GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
 # The site's Bilanciamento pages simulate every engine: a few games are enough to test them.
 os.environ.setdefault("CARTIERA_BALANCE_GAMES", "40")
@@ -140,6 +145,19 @@ LONGEST_FIRST = (
 )
 
 
+# The files `-m "not slow"` leaves out, the developer's quick loop (README): each builds a
+# site, a wheel, every rulebook or layout, starts a browser, a server or a cluster, or plays
+# hundreds of games, and takes tens of seconds.
+SLOW = (
+    *SITE_GROUP,
+    *LONGEST_FIRST[1:],
+    "test_preview.py",
+    "test_cluster.py",
+    "test_team_postgres.py",
+    "test_visible_text.py",
+)
+
+
 def _group(item: pytest.Item) -> str:
     mark = item.get_closest_marker("xdist_group")
     if mark is not None:
@@ -149,6 +167,9 @@ def _group(item: pytest.Item) -> str:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW:
+            item.add_marker(pytest.mark.slow)
     if not getattr(config.option, "loadgroup", False):
         return
     for item in items:

@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-from conftest import ROOT, edit, invoke
+from conftest import ROOT, SCRIPTS, edit, invoke
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,8 @@ def test_the_pre_commit_hook_runs_as_pre_commit_would(project: Path) -> None:
 
     assert re.search(hook["files"], "games/bless/cards.yaml")
     assert not re.search(hook["files"], "README.md")
-    command = shlex.split(hook["entry"])
+    name, *args = shlex.split(hook["entry"])
+    command = [str(SCRIPTS / name), *args]  # the installed script, not whatever PATH finds
     env = {**os.environ, "CARTIERA_DB": ""}
     good = subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
     assert good.returncode == 0, good.stderr

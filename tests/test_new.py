@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
+import sysconfig
 import venv
 import zipfile
 from pathlib import Path
@@ -15,8 +17,7 @@ import pypdfium2
 import pytest
 from conftest import ROOT, invoke
 
-from pipeline.compiled import PURE_ENV
-
+COMPILE_ENV = "CARTIERA_COMPILE"  # setup.py: compile the engines
 NAMES = ("Prima carta", "Seconda carta", "Terza carta")
 
 
@@ -73,15 +74,21 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, target)
     dist = tmp_path_factory.mktemp("dist")
-    # Pure Python: compiling the engine would take a minute more, and tests/test_compiled.py
-    # already checks the compiled modules of the installed checkout.
-    subprocess.run(
+    subprocess.run(  # as a user would: pure Python unless CARTIERA_COMPILE says otherwise
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(source)],
         check=True,
         capture_output=True,
-        env={**os.environ, PURE_ENV: "1"},
+        env={k: v for k, v in os.environ.items() if k != COMPILE_ENV},
     )
     return next(dist.glob("cartiera-*.whl"))
+
+
+def test_the_wheel_is_pure_python_by_default(wheel: Path) -> None:
+    """A default build compiles nothing: one wheel for every platform, made in seconds (the
+    compiled engines are asked for with CARTIERA_COMPILE=1, setup.py)."""
+    assert wheel.name.endswith("-py3-none-any.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        assert not [n for n in archive.namelist() if n.endswith((".so", ".c", "_compiled.json"))]
 
 
 def test_the_wheel_carries_every_declaration_file(wheel: Path) -> None:
@@ -95,22 +102,27 @@ def test_the_wheel_carries_every_declaration_file(wheel: Path) -> None:
 
 
 def test_from_the_wheel_in_an_empty_folder(wheel: Path, tmp_path: Path) -> None:
-    # The wheel goes into a fresh venv; its dependencies come from this interpreter's
-    # site-packages, so the test does not download them again, and it checks that the
-    # cartiera it runs is the wheel's, not the checkout's. pip too comes from there (the
-    # venv's python runs it and installs into the venv): seeding the venv with its own
-    # pip took 5 s.
+    # The wheel goes into a fresh venv; its dependencies, and pip, come from this
+    # interpreter's site-packages (a .pth file names them), so the test downloads nothing and
+    # seeding the venv with its own pip (5 s) is not needed. Not system_site_packages: from a
+    # venv, that would give the base interpreter's packages, not this environment's. The
+    # checkout is off the path (PYTHONPATH, tests/conftest.py): the cartiera run is the wheel's.
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
+    purelib = Path(sysconfig.get_path("purelib", vars={"base": str(env_dir)}))
+    ours = "\n".join(site.getsitepackages())
+    (purelib / "_cartiera_test_parent.pth").write_text(ours + "\n", encoding="utf-8")
+    alone = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
         check=True,
         capture_output=True,
+        env=alone,
     )
     where = subprocess.run(
         [str(python), "-c", "import pipeline; print(pipeline.__file__)"],
-        capture_output=True, text=True, check=True, cwd=tmp_path,
+        capture_output=True, text=True, check=True, cwd=tmp_path, env=alone,
     ).stdout  # fmt: skip
     assert str(env_dir) in where
     empty = tmp_path / "progetto"

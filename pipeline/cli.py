@@ -10,25 +10,26 @@ from collections.abc import Callable
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from .problems import SourceError
+from .clivocab import CartieraTyper, QueryCommand, error_line, usage_error
+from .problems import Problem, SourceError
 from .project import DB_ENV, Project, open_project
 
 if TYPE_CHECKING:  # the engine loads only for the commands that play
     from .engine.plugin import Engine
     from .simulate import Setup
 
-app = typer.Typer(
+app = CartieraTyper(
     name="cartiera",
     help="Card database and print-and-play pipeline for card games.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-db_app = typer.Typer(help="Build and check the card database (cards.db).", no_args_is_help=True)
+db_app = CartieraTyper(help="Build and check the card database (cards.db).", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -86,25 +87,33 @@ def fails_cleanly(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        command = getattr(kwargs.get("ctx"), "command_path", "cartiera")
         try:
             return func(*args, **kwargs)
         except SourceError as exc:
             for problem in exc.problems:
-                typer.echo(problem.one_line(), err=True)
+                typer.echo(_problem_line(problem, command), err=True)
             raise typer.Exit(1) from None
         except OSError as exc:
-            where = f"{exc.filename}: " if exc.filename else ""
-            typer.echo(f"{where}error: {exc.strerror or exc}", err=True)
+            where = str(exc.filename) if exc.filename else command
+            typer.echo(error_line(where, exc.strerror or str(exc)), err=True)
             raise typer.Exit(1) from None
         except Exception as exc:
             if not _database_failure(exc):
                 raise
             # Opening checks the database (database.schema_problem); this is the file
             # changing or breaking under a running command.
-            typer.echo(f"cartiera: error: the database failed: {_first_line(exc)}", err=True)
+            failed = f"the database failed: {_first_line(exc)}"
+            typer.echo(error_line(command, failed), err=True)
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _problem_line(problem: Problem, command: str) -> str:
+    """A data error as every error is printed: one in no file names the command."""
+    line = problem.one_line()
+    return command + line.removeprefix("cartiera") if problem.where() == "cartiera" else line
 
 
 def _database_failure(exc: Exception) -> bool:
@@ -196,7 +205,7 @@ def validate_cmd(
     layout: Annotated[
         bool,
         typer.Option(
-            "--layout/--no-layout",
+            "--fit/--no-fit",
             help="Lay out every card face and report text that does not fit its box "
             "(slow the first time, then cached by content).",
         ),
@@ -206,8 +215,9 @@ def validate_cmd(
     from .validate import render, validate
 
     project = _project(ctx)
+    no_layout: Annotated[bool, typer.Option("--no-layout", hidden=True)] = False,
     _check_games(project, games)
-    report = validate(project, games, layout=layout)
+    report = validate(project, games, layout=fit and not no_layout)
     typer.echo(render(report, fmt.value))
     raise typer.Exit(0 if report.ok else 1)
 
@@ -333,7 +343,9 @@ def new_cmd(
     name: Annotated[
         str | None, typer.Option("--name", help="Its name. Default: from the slug.")
     ] = None,
-    players: Annotated[str, typer.Option("--players", help="MIN-MAX, or one number.")] = "2-4",
+    players: Annotated[
+        str, typer.Option("--players", "-p", metavar="MIN-MAX", help="MIN-MAX, or one number.")
+    ] = "2-4",
     size: Annotated[str, typer.Option("--size", help="Card size: poker, bridge, …")] = "poker",
     into: Annotated[
         Path | None,
@@ -461,8 +473,7 @@ class SearchFormat(StrEnum):
     ids = "ids"
 
 
-# a query may start with '-' (a negation): a word Click does not know as an option is a word
-@app.command("search", context_settings={"ignore_unknown_options": True})
+@app.command("search", cls=QueryCommand)
 @fails_cleanly
 def search_cmd(
     ctx: typer.Context,
@@ -761,11 +772,9 @@ def images_cmd(
     dpi: Annotated[int, typer.Option("--dpi", min=72, max=1200, help="Resolution.")] = 300,
     bleed: Annotated[
         bool,
-        typer.Option(
-            "--bleed/--no-bleed",
-            help="Keep the 3 mm bleed around each image, or crop to the card's edge.",
-        ),
-    ] = True,
+        typer.Option("--crop", help="Cut each image at the card's edge (default: 3 mm bleed)."),
+    ] = False,
+    no_bleed: Annotated[bool, typer.Option("--no-bleed", hidden=True)] = False,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -785,7 +794,7 @@ def images_cmd(
     result = build_images(
         project,
         game,
-        ImageOptions(preset=preset.value if preset else None, dpi=dpi, bleed=bleed),
+        ImageOptions(preset=preset.value if preset else None, dpi=dpi, bleed=not (crop or no_bleed)),
         out,
     )
     width, height = result.size
@@ -906,18 +915,13 @@ def _engine_setup(
     project = _project(ctx)
     _check_games(project, [game])
     if game not in engine_slugs():
-        _usage(f"no rules engine for '{game}' yet (engines: {', '.join(engine_slugs())})")
+        usage_error(f"no rules engine for '{game}' yet (engines: {', '.join(engine_slugs())})")
     rules = load_rules(project, game)
     try:
         options = parse_options(kw.pop("options") or [])
         return project, rules, make_setup(rules, options=options, **kw)
     except SimulationError as exc:
-        _usage(str(exc))
-
-
-def _usage(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+        usage_error(str(exc))
 
 
 PlayersOption = Annotated[
@@ -928,7 +932,7 @@ TeamsOption = Annotated[
 ]
 GameOptions = Annotated[
     list[str] | None,
-    typer.Option("--option", "-o", help="A game option key=value (repeatable), e.g. altar=3."),
+    typer.Option("--option", help="A game option key=value (repeatable), e.g. altar=3."),
 ]
 AgentsOption = Annotated[
     str,
@@ -943,7 +947,7 @@ AgentsOption = Annotated[
 def simulate_cmd(
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="The game's slug (a game with an engine).")],
-    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games to play.")] = 1000,
+    games: Annotated[int, typer.Option("--games", min=1, help="Games to play.")] = 1000,
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same results.")] = 1,
     agents: AgentsOption = "random",
     players: PlayersOption = None,
@@ -951,6 +955,11 @@ def simulate_cmd(
     options: GameOptions = None,
     jobs: Annotated[
         int,
+class TextFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
         typer.Option(
             "--jobs",
             "-j",
@@ -959,7 +968,12 @@ def simulate_cmd(
             callback=_at_most_the_cores,
         ),
     ] = 1,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    fmt: Annotated[
+        TextFormat, typer.Option("--format", "-f", help="text for people, json for tools.")
+    ] = TextFormat.text,
+    as_json: Annotated[
+        bool, typer.Option("--json", hidden=True, help="Same as --format json.")
+    ] = False,
     match: Annotated[
         str | None,
         typer.Option(
@@ -989,15 +1003,16 @@ def simulate_cmd(
         try:
             parse_address(cluster)
         except ValueError as exc:
-            _usage(f"--cluster {exc}")
+            usage_error(f"--cluster {exc}")
     project, rules, setup = _engine_setup(
         ctx, game, players=players, teams=teams, options=options, agents=agents
     )
     if match is not None:
         matches = rules.matches
         modes = matches.modes if matches is not None else ()
+    as_json = as_json or fmt is TextFormat.json
         if matches is None or match not in modes:
-            _usage(f"{game} has no match mode '{match}' (modes: {', '.join(modes) or 'none'})")
+            usage_error(f"{game} has no match mode '{match}' (modes: {', '.join(modes) or 'none'})")
         found = matches.play(
             match, games, seed, setup.players, setup.options, setup.agents, jobs
         )
@@ -1007,7 +1022,7 @@ def simulate_cmd(
         from rich.progress import Progress
 
         with Progress(transient=True) as bar:
-            task = bar.add_task("partite", total=games)
+            task = bar.add_task("games", total=games)
             result = simulate(
                 project,
                 game,
@@ -1137,7 +1152,11 @@ def record_cmd(
     out: Annotated[
         Path,
         typer.Option(
-            "--out", help="JSON replay to write.", dir_okay=False, callback=_out_in_existing_folder
+            "--out",
+            "-o",
+            help="JSON replay to write.",
+            dir_okay=False,
+            callback=_out_in_existing_folder,
         ),
     ],
     seed: Annotated[int, typer.Option("--seed", help="Which game.")] = 1,

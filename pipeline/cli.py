@@ -202,7 +202,7 @@ def validate_cmd(
             "code scanning.",
         ),
     ] = ReportFormat.text,
-    layout: Annotated[
+    fit: Annotated[
         bool,
         typer.Option(
             "--fit/--no-fit",
@@ -210,12 +210,12 @@ def validate_cmd(
             "(slow the first time, then cached by content).",
         ),
     ] = True,
+    no_layout: Annotated[bool, typer.Option("--no-layout", hidden=True)] = False,
 ) -> None:
     """Check every game's sources and report every problem; exit 1 if any is an error."""
     from .validate import render, validate
 
     project = _project(ctx)
-    no_layout: Annotated[bool, typer.Option("--no-layout", hidden=True)] = False,
     _check_games(project, games)
     report = validate(project, games, layout=fit and not no_layout)
     typer.echo(render(report, fmt.value))
@@ -770,7 +770,7 @@ def images_cmd(
         ),
     ] = None,
     dpi: Annotated[int, typer.Option("--dpi", min=72, max=1200, help="Resolution.")] = 300,
-    bleed: Annotated[
+    crop: Annotated[
         bool,
         typer.Option("--crop", help="Cut each image at the card's edge (default: 3 mm bleed)."),
     ] = False,
@@ -942,6 +942,11 @@ AgentsOption = Annotated[
 ]
 
 
+class TextFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
 @app.command("simulate")
 @fails_cleanly
 def simulate_cmd(
@@ -955,11 +960,6 @@ def simulate_cmd(
     options: GameOptions = None,
     jobs: Annotated[
         int,
-class TextFormat(StrEnum):
-    text = "text"
-    json = "json"
-
-
         typer.Option(
             "--jobs",
             "-j",
@@ -997,6 +997,7 @@ class TextFormat(StrEnum):
 
     from .simulate import simulate
 
+    as_json = as_json or fmt is TextFormat.json
     if cluster is not None:
         from .cluster import parse_address
 
@@ -1010,7 +1011,6 @@ class TextFormat(StrEnum):
     if match is not None:
         matches = rules.matches
         modes = matches.modes if matches is not None else ()
-    as_json = as_json or fmt is TextFormat.json
         if matches is None or match not in modes:
             usage_error(f"{game} has no match mode '{match}' (modes: {', '.join(modes) or 'none'})")
         found = matches.play(

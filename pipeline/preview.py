@@ -1,12 +1,13 @@
 """`cartiera preview`: every face of a game at true size, redrawn as its sources change.
 
-A designer edits cards.yaml or a template and looks at the browser: the page asks the server
-for the current state a few times a second, and when the sources changed the server has
-already read them again (straight from the YAML, into a scratch database of that one game),
-laid out only the faces whose markup changed (the content-addressed face cache) and
-rasterised them. A source that does not load shows its problems in the page instead of
-stopping the server. Overlays show the trim, the bleed, the safe zone, and the faces whose
-text does not fit its box.
+A designer edits cards.yaml or a template and looks at the browser: the page keeps one
+request open for the next state (a long poll: the server answers it the moment a new
+rendering is ready, so the page follows within the rendering's time, not a polling
+period's). When the sources changed the server reads them again (straight from the YAML,
+into a scratch database of that one game), lays out only the faces whose markup changed
+(the content-addressed face cache) and rasterises them. A source that does not load shows
+its problems in the page instead of stopping the server. Overlays show the trim, the
+bleed, the safe zone, and the faces whose text does not fit its box.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from .problems import Problem, SourceError
 from .project import Project
@@ -29,6 +30,7 @@ from .project import Project
 Geometry = tuple[tuple[float, float], float, float]
 
 PREVIEW_DPI = 150
+WAIT_S = 25.0  # how long the server holds a page's request for the next state
 WATCHED = ("games/{slug}", "templates/cards/{slug}", "templates/cards/base.css")
 
 
@@ -53,6 +55,7 @@ class Preview:
         self.snapshot = Snapshot()
         self.images: dict[str, Path] = {}
         self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)  # notified with every new snapshot
         self.rendered = 0  # faces laid out by WeasyPrint, for the tests and the log
 
     def paths(self) -> list[Path]:
@@ -72,6 +75,7 @@ class Preview:
             size, bleed, safe = geometry or (old.size_mm, old.bleed_mm, old.safe_mm)
             self.snapshot = Snapshot(old.version + 1, faces or old.faces, problems, size,
                                      bleed, safe)  # fmt: skip
+            self.changed.notify_all()
             return self.snapshot
 
     def _render(
@@ -138,8 +142,11 @@ class Preview:
         page = (files("pipeline") / "preview.html").read_text("utf-8")
         return page.replace("{{title}}", html.escape(self.slug))
 
-    def state(self) -> dict[str, Any]:
-        with self.lock:
+    def state(self, after: int | None = None, wait: float = 0.0) -> dict[str, Any]:
+        """The current state; with `after`, the first one whose version differs from it,
+        waiting at most `wait` seconds for it (then the current one)."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.snapshot.version != after, timeout=wait)
             snap = self.snapshot
         return {
             "version": snap.version,
@@ -159,11 +166,14 @@ class Preview:
 def make_server(preview: Preview, port: int) -> http.server.ThreadingHTTPServer:
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            path = urlsplit(self.path).path
+            url = urlsplit(self.path)
+            path = url.path
             if path == "/":
                 self._send(200, "text/html; charset=utf-8", preview.page().encode())
-            elif path == "/state.json":
-                body = json.dumps(preview.state(), ensure_ascii=False).encode()
+            elif path == "/state.json":  # ?after=VERSION: held until a newer one
+                after = parse_qs(url.query).get("after", [""])[0]
+                state = preview.state(int(after), WAIT_S) if after.isdigit() else preview.state()
+                body = json.dumps(state, ensure_ascii=False).encode()
                 self._send(200, "application/json", body)
             elif path.startswith("/face/") and path.endswith(".png"):
                 data = preview.image(path[len("/face/") : -len(".png")])

@@ -3,9 +3,11 @@ re-rendering only what changed, and shows a broken file's error instead of dying
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -14,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import edit
 
-from pipeline.preview import Preview
+from pipeline.preview import Preview, make_server
 from pipeline.project import open_project
 
 CARDS = Path("games") / "mazzo" / "cards.yaml"
@@ -84,8 +86,8 @@ def test_the_page_follows_an_edit_and_shows_a_broken_file(
     edit(project / CARDS, "name: Spia", "name: Spia Segreta")
     started = time.monotonic()
     _wait(driver, lambda d: "Spia Segreta · fronte" in d.execute_script(CAPTIONS), 10)
-    # The page followed the edit by itself (no reload: the same document) and soon: it
-    # polls every 0.3 s and one face is laid out again, under a second on a quiet machine;
+    # The page followed the edit by itself (no reload: the same document) and soon: its
+    # request is answered when one face is laid out again, under a second on a quiet machine;
     # 5 s leaves room for a CI machine whose two cores run the rest of the suite.
     assert driver.execute_script("return window.sameDocument === true")  # type: ignore[attr-defined]
     assert time.monotonic() - started < 5.0
@@ -110,3 +112,32 @@ def test_only_the_changed_faces_are_laid_out_again(project: Path, own_cache: Non
     preview.refresh()
     assert preview.rendered - start == 1  # the one front that changed
     assert preview.image(preview.state()["faces"][0]["digest"]) is not None
+
+
+def test_a_page_waiting_for_the_next_state_gets_it_as_soon_as_it_is_rendered(
+    project: Path,
+) -> None:
+    """The page's request for a state newer than the one it shows is held until a new
+    rendering exists (a long poll), instead of answering at once and leaving the page to
+    ask again after a polling period."""
+    preview = Preview(open_project(project), "mazzo")
+    shown = preview.refresh().version
+    server = make_server(preview, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/state.json?after={shown}"
+    answers: list[dict] = []
+    waiting = threading.Thread(
+        target=lambda: answers.append(json.load(urllib.request.urlopen(url, timeout=60)))
+    )
+    try:
+        waiting.start()
+        waiting.join(0.5)
+        assert not answers  # nothing newer yet: the request is held
+        edit(project / CARDS, "name: Spia", "name: Spia Segreta")
+        preview.refresh()
+        waiting.join(10)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert [a["version"] for a in answers] == [shown + 1]
+    assert "Spia Segreta" in {face["name"] for face in answers[0]["faces"]}

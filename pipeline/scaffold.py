@@ -88,11 +88,45 @@ def new_project(root: Path) -> list[Path]:
     )
     config.write_text(text, "utf-8")
     (root / "games").mkdir(exist_ok=True)
-    gitignore = root / ".gitignore"
-    if not gitignore.exists():
-        gitignore.write_text("build/\nsite/index.md\nsite/giochi/\n*.tmp\n", "utf-8")
-        written.append(gitignore)
+    for name, text in (
+        (".gitignore", _gitignore()),
+        (".pre-commit-config.yaml", PRE_COMMIT_CONFIG),
+    ):
+        if not (root / name).exists():
+            (root / name).write_text(text, "utf-8")
+            written.append(root / name)
     return written
+
+
+def _gitignore() -> str:
+    """Every file `cartiera build` makes, so that a build leaves `git status` empty."""
+    from .site import GENERATED  # what `cartiera site` writes among the site's own pages
+
+    return "".join(
+        f"{line}\n"
+        for line in (
+            "# made by `cartiera build` from the sources",
+            "build/",
+            "cards.db",  # a team sharing one database commits it instead: drop this line
+            "*.tmp",
+            *(f"/site/{name}" for name in GENERATED),
+        )
+    )
+
+
+# The hook that README.md shows: the installed cartiera, so it needs no network and no tag.
+PRE_COMMIT_CONFIG = """\
+# Check the games before every commit: pip install pre-commit, then pre-commit install.
+repos:
+  - repo: local
+    hooks:
+      - id: cartiera-validate
+        name: cartiera validate
+        entry: cartiera validate --no-fit
+        language: system
+        pass_filenames: false
+        files: ^(games|templates)/
+"""
 
 
 def new_game(root: Path, game: NewGame) -> list[Path]:

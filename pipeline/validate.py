@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -126,6 +126,7 @@ def check_text_fit(project: Project, games: Sequence[LoadedGame]) -> None:
 def _overflow_problem(project: Project, game: LoadedGame, found) -> Problem:
     doc = game.docs["cards.yaml"]
     assert game.game is not None
+    found = replace(found, field=_edited_field(game, found.card, found.field))
     loc: tuple[str | int, ...] = ("cards", game.card_index[found.card])
     loc += (
         ("text", found.field)
@@ -139,6 +140,15 @@ def _overflow_problem(project: Project, game: LoadedGame, found) -> Problem:
         card=found.card,
         hint=f"shorten it, or give it a larger box in templates/cards/{game.slug}/",
     )
+
+
+def _edited_field(game: LoadedGame, code: str, box: str) -> str:
+    """The card field a designer shortens when a box overflows: a box that holds several
+    texts (`data-fit="maledizione preghiera"`, as the face `cartiera new` writes) names the
+    card's longest of them."""
+    texts = next((c.text for c in game.cards if c.id == code), {})
+    held = [name for name in box.split() if name in texts]
+    return max(held, key=lambda name: len(texts[name])) if held else box
 
 
 def render(report: Report, fmt: Format) -> str:

@@ -38,6 +38,19 @@ def test_new_game_in_a_project_validates_and_prints(project: Path) -> None:
     _assert_deck_shows_the_cards(pdf)
 
 
+def test_text_that_does_not_fit_names_the_field_the_designer_edits(project: Path) -> None:
+    assert invoke(project, "new", "giardino").exit_code == 0
+    cards = project / "games" / "giardino" / "cards.yaml"
+    long = " ".join(["Pesca una carta e poi scartane due."] * 30)
+    cards.write_text(cards.read_text("utf-8").replace("Pesca una carta.", long), "utf-8")
+    run = invoke(project, "validate", "giardino")
+    assert run.exit_code == 1
+    (line,) = [x for x in run.stdout.splitlines() if "does not fit" in x]
+    assert "text 'effetto' does not fit its box" in line, line
+    row = int(line.split(":")[1])  # the line of the text in cards.yaml, not of the card
+    assert long in cards.read_text("utf-8").splitlines()[row - 1]
+
+
 def test_new_refuses_what_it_cannot_make(project: Path) -> None:
     assert invoke(project, "new", "giardino").exit_code == 0
     again = invoke(project, "new", "giardino")
@@ -46,6 +59,54 @@ def test_new_refuses_what_it_cannot_make(project: Path) -> None:
         bad = invoke(project, "new", *args)
         assert bad.exit_code == 2, bad.output
         assert "Traceback" not in bad.output
+
+
+def _git(folder: Path, *args: str) -> str:
+    who = ["-c", "user.name=Designer", "-c", "user.email=designer@example.org"]
+    return subprocess.run(
+        ["git", *who, *args], cwd=folder, capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.mark.slow
+def test_a_new_repository_builds_clean_and_its_hook_checks_it(tmp_path: Path) -> None:
+    """A designer's repository from `cartiera new`: a build leaves nothing for git to add,
+    and the pre-commit hook that README.md shows (the one `new` writes) runs offline and
+    stops a commit of a broken card."""
+    pytest.importorskip("pre_commit", reason="the test extras install pre-commit")
+    folder = tmp_path / "giochi"
+    assert invoke(None, "new", "giardino", "--in", str(folder)).exit_code == 0
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert (folder / ".pre-commit-config.yaml").read_text("utf-8") in readme
+    _git(folder, "init", "-q")
+    _git(folder, "add", "-A")
+    _git(folder, "commit", "-q", "-m", "Il mio gioco")
+    built = invoke(folder, "build")
+    assert built.exit_code == 0, built.output
+    assert (folder / "site" / "scarica").is_dir() and (folder / "cards.db").is_file()
+    assert _git(folder, "status", "--porcelain", "--untracked-files=all") == ""
+
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit"),
+    }
+
+    def hook() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run", "--all-files"],
+            cwd=folder, capture_output=True, text=True, env=env,
+        )  # fmt: skip
+
+    good = hook()
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "cartiera validate" in good.stdout and "Passed" in good.stdout
+    cards = folder / "games" / "giardino" / "cards.yaml"
+    cards.write_text(cards.read_text("utf-8").replace(f"name: {NAMES[0]}", "name: ''"), "utf-8")
+    _git(folder, "add", "-A")
+    bad = hook()
+    assert bad.returncode == 1
+    assert "games/giardino/cards.yaml:" in bad.stdout
 
 
 def _assert_deck_shows_the_cards(pdf: Path) -> None:

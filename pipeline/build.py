@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import time
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
@@ -21,6 +22,7 @@ from typing import cast
 
 from .artifacts import artifacts
 from .database import build_database, is_current, sorted_dump
+from .lock import die_with_parent, holding_lock
 from .output import atomic_write
 from .play import DB_STAGES
 from .problems import Problem, SourceError
@@ -88,7 +90,7 @@ def run_step(root: str, db_url: str, step: Step) -> float:
             ImageOptions(dpi=300),
             project.build_dir / "images" / (step.game or "") / "300dpi",
         )
-        atomic_write(outputs[0], _zip(result.folder))
+        atomic_write(outputs[0], _zip(result.folder, [*result.files, result.folder / MANIFEST]))
     elif step.kind == "rulebook":
         build_rulebook(project, step.game or "", options["paper"], outputs[0])  # type: ignore[arg-type]
     elif step.kind == "balance":
@@ -104,11 +106,15 @@ def run_step(root: str, db_url: str, step: Step) -> float:
     return time.perf_counter() - started
 
 
-def _zip(folder: Path) -> bytes:
-    """The folder's files in a zip whose bytes depend only on their content."""
+MANIFEST = "manifest.json"
+
+
+def _zip(folder: Path, files: Iterable[Path]) -> bytes:
+    """The step's own files (never a stray one, such as a temporary file a killed step
+    left in the folder) in a zip whose bytes depend only on their content."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(folder.iterdir()):
+        for path in sorted(files):
             info = zipfile.ZipInfo(f"{folder.parent.name}/{path.name}", (2026, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
@@ -141,8 +147,11 @@ def stamps(project: Project, steps: Sequence[Step]) -> dict[str, str]:
             from .site_balance import stamp
 
             parts = [step.name, stamp(project, step.game or "")]
-        if step.kind == "site":  # the site also shows every other step's outputs
-            parts += [site, json.dumps([s.name for s in steps])]
+        if step.kind == "site":  # the site also shows every other step's outputs (the
+            # plan puts the site last, so their stamps are known: a zip made again is a
+            # site made again)
+            others = [result[s.name] for s in steps if s.kind != "site"]
+            parts += [site, json.dumps(others)]
         result[step.name] = hashlib.sha256("|".join(parts).encode()).hexdigest()
     return result
 
@@ -152,6 +161,7 @@ def _generated(project: Project, path: Path) -> bool:
     return bool(rel) and rel[0] in ("index.md", "giochi", "scarica")
 
 
+@holding_lock("build")
 def build(
     project: Project, jobs: int = 1, progress: Callable[[str, int, int], None] | None = None
 ) -> BuildReport:
@@ -202,7 +212,9 @@ def build(
             progress(step.name, finished, len(todo))
 
     if jobs > 1 and len(per_game) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(
+            max_workers=jobs, initializer=die_with_parent, initargs=(os.getpid(),)
+        ) as pool:
             futures = {
                 s: pool.submit(run_step, str(project.root), project.db_url, s) for s in per_game
             }

@@ -17,6 +17,7 @@ from sqlmodel import Session, SQLModel, create_engine
 from . import gamespec, models, rules
 from .connection import clear_errors, open_database, shown
 from .load import LoadedGame, canonical_json
+from .lock import holding_lock
 from .output import publish
 from .problems import Problem, SourceError
 from .project import Project
@@ -27,8 +28,9 @@ Stage = Callable[[str, Project, Sequence[LoadedGame]], list[str]]
 and storing the worked examples (pipeline.play.DB_STAGES); returns warnings."""
 
 
+@holding_lock("db build")
 def build_database(
-    project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage] = ()
+    project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage] = (), force: bool = False
 ) -> list[str]:
     """Write every game into the project's database; only valid games reach this point.
 

@@ -34,6 +34,7 @@ from . import gamespec
 from .artifacts import artifacts
 from .catalog import AttributeInfo, CardInfo, GameInfo, game_slugs, read_game
 from .database import open_engine
+from .lock import holding_lock
 from .markup import (
     escape_html,
     escape_markdown,
@@ -478,6 +479,7 @@ def _title(page: Path) -> str:
     return page.stem.capitalize()
 
 
+@holding_lock("site")
 def build_site(
     project: Project,
     offline: bool = False,

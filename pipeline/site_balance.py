@@ -78,6 +78,16 @@ def stamp(project: Project, slug: str) -> str:
     return digest.hexdigest()
 
 
+def _stored(path: Path) -> dict[str, Any] | None:
+    """The figures kept from an earlier run, or None when there are none or they are torn
+    (a build killed while writing them): they are simulated again."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def ensure_balance(project: Project, slug: str) -> Balance | str:
     """The game's figures and charts, simulated again only when their stamp changed; or,
     for an engine that cannot play yet, the one line that says why (kept with its stamp, so
@@ -85,10 +95,9 @@ def ensure_balance(project: Project, slug: str) -> Balance | str:
     folder = balance_dir(project, slug)
     wanted = stamp(project, slug)
     stored = folder / "figures.json"
-    if stored.exists():
-        data = json.loads(stored.read_text(encoding="utf-8"))
-        if data.get("stamp") == wanted:
-            return data["error"] if "error" in data else _from_json(data)
+    data = _stored(stored)
+    if data is not None and data.get("stamp") == wanted:
+        return data["error"] if "error" in data else _from_json(data)
     folder.mkdir(parents=True, exist_ok=True)
     shared = _shared_dir(project, wanted)
     if (shared / "figures.json").is_file():  # another project sharing the cache made them
@@ -99,7 +108,7 @@ def ensure_balance(project: Project, slug: str) -> Balance | str:
         balance = simulate_balance(project, slug)
     except Exception as exc:  # an engine still being written must not stop the build
         error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-        stored.write_text(json.dumps({"stamp": wanted, "error": error}), encoding="utf-8")
+        atomic_write(stored, json.dumps({"stamp": wanted, "error": error}).encode())
         return error
     files = {}
     for index, table in enumerate(balance.tables):
@@ -108,7 +117,7 @@ def ensure_balance(project: Project, slug: str) -> Balance | str:
     data = {"stamp": wanted, **asdict(balance)}
     files["figures.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
     for name, content in files.items():  # figures.json last: it says the folder is whole
-        (folder / name).write_bytes(content)
+        atomic_write(folder / name, content)
     _share(shared, files)
     return balance
 

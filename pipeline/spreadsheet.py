@@ -22,14 +22,17 @@ from sqlalchemy import text
 from . import gamespec
 from .database import open_engine
 from .load import LoadedGame, load_game
+from .lock import holding_lock
 from .output import atomic_write
 from .problems import Problem, SourceError, SourceErrors
 from .project import Project
 from .tables import Rows, read_table, write_table
-from .yamlfile import plain, read_yaml, round_trip_yaml
+from .yamlfile import YamlTooLarge, plain, read_yaml, remember_tree, round_trip_yaml
 
 ExportFormat = Literal["csv", "json", "xlsx", "ods"]
-WHOLE = re.compile(r"[+-]?\d+(?:[.,]0+)?")  # 5, 5,0 and 5.0 are all 5 (Excel's decimal comma)
+# 5, 5,0 and 5.0 are all 5 (Excel's decimal comma); 18 digits at most, as the database
+# holds (a 64-bit integer)
+WHOLE = re.compile(r"[+-]?\d{1,18}(?:[.,]0+)?")
 
 
 def export_rows(project: Project, slug: str) -> tuple[list[str], list[dict[str, Any]]]:
@@ -65,6 +68,7 @@ def export(
     return write_table(columns, table, fmt, delimiter, encoding)
 
 
+@holding_lock("import")
 def import_csv(
     project: Project,
     slug: str,
@@ -87,6 +91,7 @@ def import_csv(
     stream = io.StringIO()
     round_trip_yaml().dump(doc.tree, stream)
     new_text = stream.getvalue()
+    remember_tree(new_text, doc.tree)
     _validate_candidate(project, slug, new_text, rows, shown)
     atomic_write(cards_path, new_text.encode("utf-8"))
     return changed
@@ -142,10 +147,12 @@ def _check_cells(header: list[str], rows: Rows, shown: str, loaded: LoadedGame) 
             }
             if name in numbers and cell:
                 if WHOLE.fullmatch(cell) is None:
-                    message = f"column {name}: '{cell}' is not a whole number"
+                    message = (
+                        f"column {name}: '{cell[:40]}' is not a whole number of 18 digits or fewer"
+                    )
                     problems.append(Problem("error", message, hint="write e.g. 5", **where))
                     continue
-                row[name] = str(int(float(cell.replace(",", "."))))
+                row[name] = whole_number(cell)
             attr = game.attributes.get(name)
             if attr is not None and attr.type == "enum" and attr.values and cell:
                 values = gamespec.from_cell(attr, cell)
@@ -155,6 +162,13 @@ def _check_cells(header: list[str], rows: Rows, shown: str, loaded: LoadedGame) 
                         problems.append(Problem("error", message, **where))
     if problems:
         raise SourceErrors(problems)
+
+
+def whole_number(cell: str) -> str:
+    """A cell WHOLE accepts, as digits: exact at any length (no float on the way, so
+    12345678901234567 stays itself and 400 digits are no overflow)."""
+    digits = re.split(r"[.,]", cell, maxsplit=1)[0].lstrip("+")
+    return str(int(digits)) if digits.lstrip("-") else "0"
 
 
 def _card_fields(row: dict[str, str], loaded: LoadedGame, line: int, shown: str) -> dict[str, Any]:
@@ -174,18 +188,24 @@ def _card_fields(row: dict[str, str], loaded: LoadedGame, line: int, shown: str)
     data: Any = None
     if row.get("data", "").strip():
         try:
-            data = json.loads(row["data"])
+            data = plain(json.loads(row["data"]))  # within the limits of a YAML source
         except json.JSONDecodeError as exc:
+            why = f"is not JSON ({exc.msg})"
+        except (RecursionError, YamlTooLarge) as exc:
+            why = f"is too deep or too large ({exc or 'nested too deep'})"
+        else:
+            why = ""
+        if why:
             raise SourceError(
                 Problem(
                     "error",
-                    f"column data is not JSON ({exc.msg})",
+                    f"column data {why}",
                     file=shown,
                     line=line,
                     game=loaded.slug,
                     card=row.get("code"),
                 )
-            ) from None
+            )
     attributes = {}
     for key, attr in game.attributes.items():
         if key in row:

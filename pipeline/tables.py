@@ -11,15 +11,25 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
-from .problems import Problem, SourceError
+from .problems import Problem, SourceError, SourceErrors
 
 FORMATS = ("csv", "xlsx", "ods")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 Rows = list[tuple[int, dict[str, str]]]
+
+# A card table has hundreds of rows and a score of columns. Workbooks are zip files whose
+# sheets can expand a thousandfold and name a cell at XFD1048576: these bounds are checked
+# before anything is read (the sizes the zip declares, which zipfile enforces) or while
+# reading (rows and columns), so a bomb is one line, not minutes and gigabytes.
+MAX_UNZIPPED = 64 * 1024 * 1024
+MAX_ROWS = 200_000
+MAX_COLUMNS = 1_000
 
 
 def table_format(path: Path) -> str:
@@ -59,7 +69,8 @@ def read_table(
                 Problem("error", "row has more cells than the header", file=shown, line=number)
             )
         padded = [*cells, *[""] * (len(header) - len(cells))]
-        rows.append((number, {h: unneutralised(padded[i]) for i, h in enumerate(header)}))
+        # no apostrophe to take off: a workbook keeps text as text (see write_table)
+        rows.append((number, {h: padded[i] for i, h in enumerate(header)}))
     return header, rows
 
 
@@ -96,8 +107,10 @@ def _read_csv(
         header = [h.strip() for h in next(reader)]
     except StopIteration:
         raise SourceError(Problem("error", "the file is empty", file=shown)) from None
+    except csv.Error as exc:
+        raise _csv_problem(exc, shown, reader.line_num) from None
     rows: Rows = []
-    for cells in reader:
+    for cells in _csv_rows(reader, shown):
         if not any(c.strip() for c in cells):
             continue
         if len(cells) > len(header):
@@ -108,6 +121,52 @@ def _read_csv(
         padded = [*cells, *[""] * (len(header) - len(cells))]
         rows.append((reader.line_num, {h: unneutralised(padded[i]) for i, h in enumerate(header)}))
     return header, rows
+
+
+def _csv_rows(reader: Any, shown: str) -> Iterator[list[str]]:
+    """The reader's rows, a malformed one (a cell past csv's field limit, a stray NUL)
+    as one line naming where it is."""
+    while True:
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise _csv_problem(exc, shown, reader.line_num) from None
+        if reader.line_num > MAX_ROWS:
+            raise _too_big(shown, f"more than {MAX_ROWS:,} rows")
+        yield cells
+
+
+def _csv_problem(exc: csv.Error, shown: str, line: int) -> SourceError:
+    what = str(exc)
+    if "field larger than field limit" in what:
+        what = f"a cell longer than {csv.field_size_limit():,} characters"
+    return SourceError(Problem("error", f"not a readable CSV table: {what}", file=shown, line=line))
+
+
+def _too_big(shown: str, what: str) -> SourceError:
+    return SourceError(
+        Problem(
+            "error",
+            f"not read: the table has {what}",
+            file=shown,
+            hint="a card table is a few thousand rows and columns at most; export it again",
+        )
+    )
+
+
+def _open_zip(content: bytes, shown: str, kind: str) -> zipfile.ZipFile:
+    """The workbook's zip, refused before any member is read when what it declares it
+    expands to passes MAX_UNZIPPED (zipfile reads no more than a member declares)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(content))
+        total = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise SourceError(Problem("error", f"not an {kind} ({exc})", file=shown)) from None
+    if total > MAX_UNZIPPED:
+        raise _too_big(shown, f"{total:,} bytes once unzipped (at most {MAX_UNZIPPED:,})")
+    return archive
 
 
 def _cell_text(value: Any) -> str:
@@ -123,43 +182,158 @@ def _cell_text(value: Any) -> str:
 def _xlsx_grid(content: bytes, shown: str) -> list[list[str]]:
     import openpyxl
 
+    _open_zip(content, shown, ".xlsx workbook").close()
     try:
         book = openpyxl.load_workbook(io.BytesIO(content), read_only=True, data_only=True)
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
+        sheet = book.worksheets[0]
+        # The sheet's declared size is not trusted (a cell at XFD1048576 pads every row
+        # to 16,384 cells): each row is as long as its own cells, counted as it comes.
+        sheet.reset_dimensions()
+        grid = []
+        for row in sheet.iter_rows(values_only=True):
+            if len(grid) >= MAX_ROWS:
+                raise _too_big(shown, f"more than {MAX_ROWS:,} rows")
+            if len(row) > MAX_COLUMNS and any(v is not None for v in row[MAX_COLUMNS:]):
+                raise _too_big(shown, f"a cell beyond column {MAX_COLUMNS:,}")
+            grid.append([_cell_text(v) for v in row[:MAX_COLUMNS]])
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, IndexError) as exc:
         raise SourceError(Problem("error", f"not an .xlsx workbook ({exc})", file=shown)) from None
-    sheet = book.worksheets[0]
-    return [[_cell_text(v) for v in row] for row in sheet.iter_rows(values_only=True)]
+    except ElementTree.ParseError as exc:
+        raise SourceError(
+            Problem("error", f"not an .xlsx workbook: its sheet is damaged ({exc})", file=shown)
+        ) from None
+    return grid
+
+
+ODS = {
+    "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+    "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+    "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
+}
+
+
+def _q(prefix: str, name: str) -> str:
+    return f"{{{ODS[prefix]}}}{name}"
 
 
 def _ods_grid(content: bytes, shown: str) -> list[list[str]]:
-    from odf import opendocument, table, teletype
+    """The first sheet of an .ods file, read from its content.xml as a stream.
 
+    Any damage (content.xml cut short, a number cell without its value) refuses the whole
+    file: a table read up to the damage would look like rows deleted on import."""
+    archive = _open_zip(content, shown, ".ods spreadsheet")
     try:
-        doc = opendocument.load(io.BytesIO(content))
-    except (zipfile.BadZipFile, KeyError, ValueError) as exc:
+        with archive.open("content.xml") as stream:
+            return _ods_rows(stream, shown)
+    except KeyError:
         raise SourceError(
-            Problem("error", f"not an .ods spreadsheet ({exc})", file=shown)
+            Problem("error", "not an .ods spreadsheet (no content.xml)", file=shown)
         ) from None
-    sheets = doc.spreadsheet.getElementsByType(table.Table)
-    if not sheets:
-        return []
-    grid = []
-    for row in sheets[0].getElementsByType(table.TableRow):
-        cells: list[str] = []
-        for cell in row.getElementsByType(table.TableCell):
-            repeat = int(cell.getAttribute("numbercolumnsrepeated") or 1)
-            kind = cell.getAttribute("valuetype")
-            if kind in ("float", "percentage", "currency"):
-                value = _cell_text(float(cell.getAttribute("value")))
-            elif kind == "boolean":
-                value = cell.getAttribute("booleanvalue")
-            else:
-                value = "\n".join(teletype.extractText(p) for p in cell.childNodes)
-            cells.extend([value] * min(repeat, 1024))
-        while cells and not cells[-1]:
-            cells.pop()
-        grid.append(cells)  # a repeated row is an empty one (trailing blank rows)
+    except (ElementTree.ParseError, zipfile.BadZipFile, EOFError, OSError) as exc:
+        raise SourceError(
+            Problem("error", f"not a whole .ods spreadsheet: content.xml is damaged ({exc})",
+                    file=shown, hint="save the spreadsheet again and import that file")
+        ) from None  # fmt: skip
+
+
+def _ods_rows(stream: Any, shown: str) -> list[list[str]]:
+    """The rows of the first sheet; the rest of the file is parsed too, so damage after
+    the first sheet refuses the file as well."""
+    grid: list[list[str]] = []
+    tables = 0
+    for event, element in ElementTree.iterparse(stream, events=("start", "end")):
+        if element.tag == _q("table", "table"):
+            tables += event == "start"
+        elif event == "end" and element.tag == _q("table", "table-row") and tables == 1:
+            cells = _ods_cells(element, shown, len(grid) + 1)
+            repeat = _repeat(element, "number-rows-repeated", shown, len(grid) + 1)
+            if cells:
+                if len(grid) + repeat > MAX_ROWS:
+                    raise _too_big(shown, f"more than {MAX_ROWS:,} rows")
+                grid.extend([cells] * repeat)
+            elif len(grid) + repeat <= MAX_ROWS:  # blank rows keep the numbering right
+                grid.extend([[] for _ in range(repeat)])
+            element.clear()
     return grid
+
+
+def _repeat(element: ElementTree.Element, name: str, shown: str, row: int) -> int:
+    value = element.get(_q("table", name), "1")
+    if not value.isdigit() or not 0 < int(value) <= 2**31:
+        raise SourceError(
+            Problem("error", f"not a valid .ods spreadsheet: {name}=\"{value[:20]}\"",
+                    file=shown, line=row)
+        )  # fmt: skip
+    return int(value)
+
+
+def _ods_cells(row: ElementTree.Element, shown: str, number: int) -> list[str]:
+    cells: list[str] = []
+    blanks = 0  # repeated empty cells, added only when a filled one follows them
+    for cell in row:
+        if cell.tag not in (_q("table", "table-cell"), _q("table", "covered-table-cell")):
+            continue
+        repeat = _repeat(cell, "number-columns-repeated", shown, number)
+        value = _ods_value(cell, shown, number, len(cells) + blanks + 1)
+        if not value:
+            blanks += repeat
+            continue
+        if len(cells) + blanks + repeat > MAX_COLUMNS:
+            raise _too_big(shown, f"a cell beyond column {MAX_COLUMNS:,}")
+        cells.extend([""] * blanks + [value] * repeat)
+        blanks = 0
+    return cells
+
+
+def _ods_value(cell: ElementTree.Element, shown: str, row: int, column: int) -> str:
+    kind = cell.get(_q("office", "value-type"))
+    if kind in ("float", "percentage", "currency"):
+        raw = cell.get(_q("office", "value"))
+        try:
+            return _number_text(Decimal(raw or "x"))
+        except InvalidOperation:
+            held = "no value" if raw is None else repr(raw[:40])
+            raise SourceError(
+                Problem("error", f"a number cell holds {held}", file=shown, line=row,
+                        column=column, hint="type the number again in the spreadsheet")
+            ) from None  # fmt: skip
+    if kind == "boolean":
+        return cell.get(_q("office", "boolean-value"), "")
+    return "\n".join(_ods_text(p) for p in cell if p.tag == _q("text", "p"))
+
+
+def _number_text(value: Decimal) -> str:
+    """A number as the spreadsheet holds it, exactly: 12345678901234567 stays itself."""
+    if not value.is_finite():
+        raise InvalidOperation
+    if value == value.to_integral_value():
+        return str(int(value))
+    return format(value.normalize(), "f")
+
+
+def _ods_text(paragraph: ElementTree.Element) -> str:
+    """A paragraph's text, with ODF's space, tab and line-break elements; walked with a
+    stack, so spans nested thousands deep cannot exhaust Python's."""
+    out: list[str] = []
+    stack: list[ElementTree.Element | str] = [paragraph]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        if item.tag == _q("text", "s"):
+            count = item.get(_q("text", "c"), "1")
+            out.append(" " * min(int(count) if count.isdigit() else 1, MAX_COLUMNS))
+        elif item.tag == _q("text", "tab"):
+            out.append("\t")
+        elif item.tag == _q("text", "line-break"):
+            out.append("\n")
+        if item is not paragraph and item.tail:
+            stack.append(item.tail)
+        stack.extend(reversed(list(item)))
+        if item.text:
+            out.append(item.text)
+    return "".join(out)
 
 
 # --- writing ------------------------------------------------------------------------------
@@ -167,14 +341,15 @@ def _ods_grid(content: bytes, shown: str) -> list[list[str]]:
 
 def neutralised(cell: str) -> str:
     """A text cell a spreadsheet will show as text, never run as a formula (OWASP's advice:
-    a leading apostrophe); numbers stay numbers."""
-    if cell.startswith(FORMULA_START) and not _is_number(cell):
+    a leading apostrophe); numbers stay numbers. A text that starts with an apostrophe
+    gets one more, so importing it takes only the one export added."""
+    if (cell.startswith(FORMULA_START) and not _is_number(cell)) or cell.startswith("'"):
         return "'" + cell
     return cell
 
 
 def unneutralised(cell: str) -> str:
-    if len(cell) > 1 and cell[0] == "'" and cell[1:].startswith(FORMULA_START):
+    if len(cell) > 1 and cell[0] == "'" and cell[1:].startswith((*FORMULA_START, "'")):
         return cell[1:]
     return cell
 
@@ -209,7 +384,40 @@ def write_table(
     writer.writerows([[neutralised(c) for c in row] for row in cells])
     text = out.getvalue()
     bom = "\ufeff" if encoding.lower() in ("utf-8-sig",) else ""
-    return (bom + text).encode(encoding.replace("-sig", "") if bom else encoding, errors="replace")
+    codec = encoding.replace("-sig", "") if bom else encoding
+    try:
+        return (bom + text).encode(codec)
+    except UnicodeEncodeError:
+        raise SourceErrors(_unwritable(columns, cells, codec)) from None
+
+
+def _unwritable(columns: Sequence[str], cells: list[list[str]], encoding: str) -> list[Problem]:
+    """Each character of each card that `encoding` cannot hold: refused, never replaced by
+    a '?' that an import would then write back into the sources."""
+    code = list(columns).index("code") if "code" in columns else None
+    problems = []
+    for line, row in enumerate([list(columns), *cells], start=1):
+        for name, cell in zip(columns, row, strict=False):
+            missing = sorted({c for c in cell if not _encodable(c, encoding)})
+            if missing:
+                chars = ", ".join(f"'{c}' (U+{ord(c):04X})" for c in missing)
+                whose = f"card '{row[code]}'" if code is not None and line > 1 else "the header"
+                problems.append(
+                    Problem(
+                        "error",
+                        f"{whose}: {encoding} cannot hold {chars} in column {name}",
+                        hint="export with --encoding utf-8-sig (Excel reads UTF-8 with a BOM)",
+                    )
+                )
+    return problems
+
+
+def _encodable(char: str, encoding: str) -> bool:
+    try:
+        char.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _typed(cell: str) -> int | str:

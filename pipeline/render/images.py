@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass
@@ -165,6 +166,8 @@ def _faces_to_png(
         if not target.exists() or target.read_bytes() != data:
             atomic_write(target, data)
         files.append(target)
+    for stale in _stale_images(folder, files):
+        stale.unlink()
     manifest = {
         "game": faces.game.slug,
         "status": faces.game.status,
@@ -196,6 +199,19 @@ def _faces_to_png(
         (json.dumps(manifest, ensure_ascii=False, indent=2) + "\n").encode(),
     )
     return ImagesResult(folder, sorted(files), size, note)
+
+
+OUR_IMAGE = re.compile(r"[0-9]{3,}-.+-fronte\.png|retro-[0-9]+\.png")
+
+
+def _stale_images(folder: Path, files: list[Path]) -> list[Path]:
+    """The images an earlier run wrote here for a card since renumbered or removed: named
+    as this module names them, in a folder its manifest marks as ours (never a file of the
+    user's in a folder given with --out)."""
+    if not (folder / "manifest.json").is_file():
+        return []
+    kept = set(files)
+    return [p for p in folder.glob("*.png") if p not in kept and OUR_IMAGE.fullmatch(p.name)]
 
 
 def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:

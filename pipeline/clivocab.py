@@ -10,6 +10,7 @@ command against the table.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -154,7 +155,7 @@ class QueryCommand(CartieraCommand):
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
         takes_value = {
-            name: not param.is_flag
+            name: not getattr(param, "is_flag", False)
             for param in self.get_params(ctx)
             if param.param_type_name == "option"
             for name in (*param.opts, *param.secondary_opts)
@@ -191,11 +192,27 @@ class CartieraGroup(TyperGroup):
         _format_parameters(self, ctx, formatter)
         self.format_commands(ctx, formatter)
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        run = functools.partial(
+            super().main,
+            args,
+            prog_name,
+            complete_var,
+            windows_expand_args=windows_expand_args,
+            **kwargs,
+        )
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return run(standalone_mode=False)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = run(standalone_mode=False)
         except _UsageError as exc:
             ctx = getattr(exc, "ctx", None)
             where = ctx.command_path if ctx is not None else "cartiera"

@@ -246,19 +246,16 @@ def db_build_cmd(
     for problem in errors:
         typer.echo(problem.one_line(), err=True)
     if errors:
-        typer.echo(
-            f"error: {len(errors)} errors; the database was not written "
-            "(run `cartiera validate` for details)",
-            err=True,
-        )
+        written = f"{len(errors)} errors; the database was not written"
+        details = "run `cartiera validate` for details"
+        typer.echo(error_line(ctx.command_path, written, details), err=True)
         raise typer.Exit(1)
     if check:
         current, why = is_current(project, report.games, DB_STAGES)
-        typer.echo(
-            why if current else f"error: {why} (fix: run `cartiera db build`)", err=not current
-        )
+        stale = error_line(ctx.command_path, why, "run `cartiera db build`")
+        typer.echo(why if current else stale, err=not current)
         raise typer.Exit(0 if current else 1)
-    for warning in build_database(project, report.games, DB_STAGES):
+    for warning in build_database(project, report.games, DB_STAGES, force=force):
         typer.echo(warning, err=True)
     cards = sum(len(g.cards) for g in report.games)
     where = project.rel(project.sqlite_path) if project.sqlite_path else shown(project.db_url)
@@ -794,7 +791,9 @@ def images_cmd(
     result = build_images(
         project,
         game,
-        ImageOptions(preset=preset.value if preset else None, dpi=dpi, bleed=not (crop or no_bleed)),
+        ImageOptions(
+            preset=preset.value if preset else None, dpi=dpi, bleed=not (crop or no_bleed)
+        ),
         out,
     )
     width, height = result.size

@@ -232,6 +232,14 @@ def db_build_cmd(
             "--check", help="Write nothing; exit 1 when the database is not what the sources give."
         ),
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="On a shared server, replace content that another project built from "
+            "other sources.",
+        ),
+    ] = False,
 ) -> None:
     """Load and validate every game, then write the database (only if all is valid)."""
     from .connection import shown

@@ -46,11 +46,11 @@ class Match:
 BEST = {"bless": "greedy", "mazzo": "bluffer", "blitz": "greedy", "bldng": "builder"}
 BEST["samurai-sword"] = "guerriero"
 PLAN = {  # slug: (players, iterations, games) per opponent, sized for ~10 minutes in all
-    "mazzo": (2, 200, 40),
-    "blitz": (2, 60, 30),
-    "samurai-sword": (3, 30, 20),
-    "bldng": (2, 10, 10),
-    "bless": (2, 6, 6),
+    "mazzo": (2, 150, 30),
+    "blitz": (2, 60, 24),
+    "samurai-sword": (3, 30, 15),
+    "bldng": (2, 10, 8),
+    "bless": (2, 5, 4),
 }
 
 

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from . import gamespec
-from .examples import Scenario
+from .examples import scenario_schema
 from .games import game_module
 from .load import load_game
 from .problems import SourceError
@@ -25,7 +25,6 @@ SOURCE_MODELS: dict[str, type[BaseModel]] = {
     "rulings": RulingsSource,
     "glossary": GlossarySource,
     "seedmap": SeedMapSource,
-    "scenario": Scenario,  # examples/*.yaml: the part every game shares (format 2)
 }
 
 
@@ -46,6 +45,9 @@ def schemas(project: Project) -> dict[str, dict[str, Any]]:
         plugin = game_module(slug)
         models = dict(plugin.data_models) if plugin else {}
         out[f"{slug}/cards.schema.json"] = gamespec.cards_schema(loaded.game, models)
+        if plugin and plugin.scenario:  # examples/*.yaml: the shared vocabulary and the game's own
+            title = f"Cartiera: {slug} examples/*.yaml"
+            out[f"{slug}/scenario.schema.json"] = _titled(scenario_schema(slug), title)
     return out
 
 

@@ -4,8 +4,9 @@ A worked example (``games/<slug>/examples/*.yaml``, read by pipeline/examples.py
 cards and says what must follow. Every game speaks the same words for what every game has:
 
 - a position: ``seats`` by number (1..N), each with its zones (``hand`` where the game
-  has one, and the game's other zones) and attributes; shared ``piles`` (``draw`` from its top card down, the others
-  from the bottom up); ``turn``, the seat whose turn it is; ``turn_number``; ``phase``;
+  has one, and the game's other zones) and attributes; shared ``piles`` (``draw`` from
+  its top card down, the others from the bottom up); ``turn``, the seat whose turn it
+  is; ``turn_number``; ``phase``;
 - an expectation: ``events``, ``no_events``, ``legal`` (exactly these options),
   ``decision``, ``player``, ``result``, ``turn``, ``turn_number``, and the same ``seats``
   and ``piles`` maps, where a zone is checked by its size (a number) or its cards (a list:
@@ -28,11 +29,12 @@ from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic.config import JsonDict
 
 Code = str  # a card code
 ZoneWant = int | list[Code]  # a zone's size, or its cards
 # In the JSON Schema, a map by seat has seat numbers as its keys (JSON spells them as strings).
-BY_SEAT = {"propertyNames": {"pattern": "^[1-9][0-9]*$"}}
+BY_SEAT: JsonDict = {"propertyNames": {"pattern": "^[1-9][0-9]*$"}}
 
 
 class Strict(BaseModel):
@@ -67,11 +69,11 @@ PilesT = TypeVar("PilesT", bound=Piles)
 class Position(Strict, Generic[SeatT, PilesT]):
     """Where a scenario starts. A game subclasses it with its Seat and Piles models."""
 
-    turn: int | None = Field(None, ge=1)  # the seat whose turn it is (default: the game's)
-    turn_number: int | None = Field(None, ge=1)
+    turn: int | None = Field(default=None, ge=1)  # the seat whose turn it is (default: the game's)
+    turn_number: int | None = Field(default=None, ge=1)
     phase: str | None = None
-    seats: dict[int, SeatT] = Field({}, json_schema_extra=BY_SEAT)
-    piles: PilesT = Field(None, validate_default=True)  # type: ignore[assignment]
+    seats: dict[int, SeatT] = Field(default={}, json_schema_extra=BY_SEAT)
+    piles: PilesT = Field(default=None, validate_default=True)
 
     @field_validator("piles", mode="before")
     @classmethod
@@ -85,7 +87,7 @@ EventSpec = str | dict[str, Any]  # a kind, or a kind with a subset of its field
 class Result(Strict):
     """How the game ended: one of winner, winners, draw or ranking, optionally with how."""
 
-    winner: int | None = Field(None, ge=1)
+    winner: int | None = Field(default=None, ge=1)
     winners: list[int] | None = None
     draw: bool | None = None
     ranking: list[list[int]] | None = None
@@ -100,10 +102,10 @@ class Expect(Strict):
     no_events: list[EventSpec] | None = None  # did not happen since the last expect
     legal: list[Any] | None = None  # the legal options are exactly these
     decision: str | None = None  # the kind of the pending decision
-    player: int | None = Field(None, ge=1)  # who decides now (1..N)
+    player: int | None = Field(default=None, ge=1)  # who decides now (1..N)
     result: Result | None = None
-    turn: int | None = Field(None, ge=1)  # the seat whose turn it is
-    turn_number: int | None = Field(None, ge=1)
+    turn: int | None = Field(default=None, ge=1)  # the seat whose turn it is
+    turn_number: int | None = Field(default=None, ge=1)
     # zone -> size or cards, attribute -> value; typed per game by Vocabulary.expect_model
     seats: dict[int, Any] | None = None
     piles: Any = None
@@ -146,8 +148,8 @@ class Vocabulary:
             name,
             __base__=self.expect,
             __doc__=self.expect.__doc__,
-            seats=(dict[int, seat] | None, Field(None, json_schema_extra=BY_SEAT)),  # type: ignore[valid-type]
-            piles=(piles | None, None),  # type: ignore[valid-type]
+            seats=(dict[int, seat] | None, Field(default=None, json_schema_extra=BY_SEAT)),  # type: ignore[valid-type]
+            piles=(piles | None, None),
         )
         return model
 
@@ -176,7 +178,10 @@ def _check_model(model: type[Strict], name: str) -> type[Strict]:
     """Every field of a seat or piles model, optional: zones as ZoneWant, the rest as is."""
     fields: dict[str, Any] = {}
     for key, info in model.model_fields.items():
-        kind = ZoneWant if is_zone(info.annotation) else info.annotation
-        fields[key] = (kind | None, Field(None, alias=info.alias, description=info.description))
+        kind: Any = ZoneWant if is_zone(info.annotation) else info.annotation
+        fields[key] = (
+            kind | None,
+            Field(default=None, alias=info.alias, description=info.description),
+        )
     checks: type[Strict] = create_model(name, __base__=Strict, **fields)
     return checks

@@ -14,6 +14,7 @@ import pytest
 from pipeline.catalog import read_game
 from pipeline.database import open_engine
 from pipeline.engine.agents import RandomAgent
+from pipeline.engine.core import Seats
 from pipeline.examples import run_examples
 from pipeline.games.samurai_sword.agents import Warrior, side_win_rate
 from pipeline.games.samurai_sword.engine import SamuraiRules, build_rules
@@ -49,14 +50,16 @@ def rules(built_once: Path) -> SamuraiRules:
 
 def table(rules: SamuraiRules, players: int = 4, **seats: Any) -> SamuraiState:
     """A position: `seats` maps "p1".."p7" to what differs from the default seat (a Geisha
-    or a Diversivo in hand); other keyword arguments are position keys (mazzo, resto ...)."""
+    or a Diversivo in hand); other keyword arguments are position keys (turn, rest ...) or
+    piles (draw, discard)."""
     position = {k: v for k, v in seats.items() if not k.startswith("p")}
-    giocatori = []
+    piles = {k: position.pop(k) for k in ("draw", "discard") if k in position}
+    table = {}
     for p in range(players):
-        seat = {"ruolo": ROLES[players][p], "personaggio": CHARACTERS[p], "mano": [IN_HAND[p % 2]]}
+        seat = {"role": ROLES[players][p], "character": CHARACTERS[p], "hand": [IN_HAND[p % 2]]}
         seat.update(seats.get(f"p{p + 1}", {}))
-        giocatori.append(seat)
-    return rules.setup({"giocatori": giocatori, **position}, players, {})
+        table[p + 1] = seat
+    return rules.setup({"seats": table, "piles": piles, **position}, players, {})
 
 
 def move(rules: SamuraiRules, state: SamuraiState, *specs: dict[str, Any]) -> SamuraiState:
@@ -102,7 +105,7 @@ def random_game(rules: SamuraiRules, seed: int, players: int) -> SamuraiState:
 
 def test_in_breve(rules):
     """Nobody leaves the game: a harmless player still plays the next turn."""
-    s = table(rules, p2={"resistenza": 0})
+    s = table(rules, p2={"resistance": 0})
     end_turn(rules, s)
     assert s.active == 1 and s.res[1] == s.maxres[1] and s.phase == "main"
 
@@ -115,7 +118,7 @@ def test_scheda(rules):
 
 def test_obiettivo(rules):
     """The game ends when someone has no honour left; the side with most points wins."""
-    s = table(rules, 4, p1={"mano": ["bokken"]}, p2={"resistenza": 1, "onore": 1})
+    s = table(rules, 4, p1={"hand": ["bokken"]}, p2={"resistance": 1, "honour": 1})
     move(rules, s, {"gioca": "bokken", "bersaglio": 2})
     assert s.is_terminal() and s.outcome().how == "ferita"
     scores = s.team_scores()
@@ -154,7 +157,7 @@ def test_carte_personaggio(rules):
 
 def test_carte_da_gioco(rules):
     """Weapons attack, properties stay in front, actions go to the discards."""
-    s = table(rules, p1={"mano": ["bokken", "armatura", "cerimonia-del-te"]})
+    s = table(rules, p1={"hand": ["bokken", "armatura", "cerimonia-del-te"]})
     move(rules, s, {"gioca": "armatura"}, {"gioca": "cerimonia-del-te"})
     move(rules, s, {"gioca": "bokken", "bersaglio": 2})
     assert s.cards.codes(s.front[0]) == ["armatura"]
@@ -232,8 +235,8 @@ def test_fasi(rules):
     """Recovery, then the Bushido test, then the draw; turns go clockwise."""
     s = table(
         rules,
-        p2={"personaggio": "tomoe", "resistenza": 0, "davanti": ["bushido"]},
-        mazzo=["parata"],
+        p2={"character": "tomoe", "resistance": 0, "front": ["bushido"]},
+        draw=["parata"],
     )
     mark = len(s.log)
     end_turn(rules, s)
@@ -242,7 +245,7 @@ def test_fasi(rules):
 
 
 def test_recupero(rules):
-    s = table(rules, p2={"resistenza": 0}, p3={"resistenza": 2})
+    s = table(rules, p2={"resistance": 0}, p3={"resistance": 2})
     end_turn(rules, s)
     assert s.res[1] == s.maxres[1]
     end_turn(rules, s)
@@ -251,7 +254,7 @@ def test_recupero(rules):
 
 def test_pesca(rules):
     """Two cards; Hideyoshi three; Ieyasu may take the top of the discards first."""
-    s = table(rules, 4, turno=4, scarti=["katana"])
+    s = table(rules, 4, turn=4, discard=["katana"])
     end_turn(rules, s)  # player 1, Hideyoshi
     assert len(s.hands[0]) == 1 + 3
     end_turn(rules, s)  # player 2, Ieyasu
@@ -264,7 +267,7 @@ def test_pesca(rules):
 
 def test_gioco(rules):
     """Any number of cards in any order; a Parata is only an answer."""
-    s = table(rules, p1={"mano": ["parata", "armatura", "concentrazione", "daimyo"]})
+    s = table(rules, p1={"hand": ["parata", "armatura", "concentrazione", "daimyo"]})
     legal = [rules.describe_action(s, a) for a in s.legal_actions()]
     assert {"gioca": "parata"} not in legal
     move(rules, s, {"gioca": "concentrazione"}, {"gioca": "daimyo"}, {"gioca": "armatura"})
@@ -272,18 +275,18 @@ def test_gioco(rules):
 
 
 def test_un_arma_per_turno(rules):
-    s = table(rules, p1={"mano": ["bokken", "bokken", "bo"]}, p4={"personaggio": "goemon"})
+    s = table(rules, p1={"hand": ["bokken", "bokken", "bo"]}, p4={"character": "goemon"})
     move(rules, s, {"gioca": "bokken", "bersaglio": 2})
     assert not can(rules, s, {"gioca": "bo", "bersaglio": 2})
-    s = table(rules, p1={"personaggio": "goemon", "mano": ["bokken", "bo", "kiseru"]},
-              p4={"personaggio": "hideyoshi"})  # fmt: skip
+    s = table(rules, p1={"character": "goemon", "hand": ["bokken", "bo", "kiseru"]},
+              p4={"character": "hideyoshi"})  # fmt: skip
     move(rules, s, {"gioca": "bokken", "bersaglio": 2}, {"gioca": "bo", "bersaglio": 4})
     assert not can(rules, s, {"gioca": "kiseru", "bersaglio": 2})
 
 
 def test_limite_mano(rules):
     cards = ["bokken"] * 3 + ["parata"] * 6
-    s = table(rules, p1={"mano": cards}, p2={"personaggio": "tomoe", "mano": ["cerimonia-del-te"]})
+    s = table(rules, p1={"hand": cards}, p2={"character": "tomoe", "hand": ["cerimonia-del-te"]})
     assert len(s.hands[0]) == 9 and s.phase == "main"
     move(rules, s, {"fine": True})
     assert s.phase == "scarto"
@@ -306,23 +309,23 @@ def test_armi(rules):
 def test_distanza(rules):
     s = table(rules, 7)
     assert [s.distance(0, b) for b in range(1, 7)] == [1, 2, 3, 3, 2, 1]
-    s = table(rules, 7, p2={"mano": []}, p3={"resistenza": 0})
+    s = table(rules, 7, p2={"hand": []}, p3={"resistance": 0})
     assert [s.distance(0, b) for b in (3, 4)] == [1, 2]
 
 
 def test_difficolta(rules):
-    s = table(rules, 5, p2={"personaggio": "benkei", "davanti": ["armatura", "armatura"]})
+    s = table(rules, 5, p2={"character": "benkei", "front": ["armatura", "armatura"]})
     assert s.distance(0, 1) == 1 and s.difficulty(0, 1) == 4
     # Kojiro's weapons reach anyone, whatever the difficulty.
-    s = table(rules, 5, p1={"personaggio": "kojiro", "mano": ["bokken"]},
-              p3={"personaggio": "benkei", "davanti": ["armatura"]},
-              p5={"personaggio": "hideyoshi"})  # fmt: skip
+    s = table(rules, 5, p1={"character": "kojiro", "hand": ["bokken"]},
+              p3={"character": "benkei", "front": ["armatura"]},
+              p5={"character": "hideyoshi"})  # fmt: skip
     assert can(rules, s, {"gioca": "bokken", "bersaglio": 3})
 
 
 def test_attacco(rules):
-    s = table(rules, p1={"mano": ["bokken", "bokken"], "davanti": ["concentrazione"]},
-              p2={"resistenza": 0}, p4={"mano": ["parata"]})  # fmt: skip
+    s = table(rules, p1={"hand": ["bokken", "bokken"], "front": ["concentrazione"]},
+              p2={"resistance": 0}, p4={"hand": ["parata"]})  # fmt: skip
     assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})  # harmless
     move(rules, s, {"gioca": "bokken", "bersaglio": 4}, {"para": "parata"})
     assert s.cards.codes(s.discard)[-2:] == ["bokken", "parata"]
@@ -330,42 +333,42 @@ def test_attacco(rules):
 
 
 def test_parata(rules):
-    s = table(rules, p1={"mano": ["kiseru", "bokken", "grido-di-battaglia"],
-                         "davanti": ["concentrazione"]},
-              p2={"personaggio": "hanzo", "mano": ["bo", "kusarigama"]})  # fmt: skip
+    s = table(rules, p1={"hand": ["kiseru", "bokken", "grido-di-battaglia"],
+                         "front": ["concentrazione"]},
+              p2={"character": "hanzo", "hand": ["bo", "kusarigama"]})  # fmt: skip
     move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
     assert s.who == 1 and s.phase == "parata"
     move(rules, s, {"para": "bo"})
     assert s.res[1] == 4 and hand(s, 2) == ["kusarigama"]
     move(rules, s, {"gioca": "bokken", "bersaglio": 2})  # his last card cannot parry
     assert s.res[1] == 3 and s.phase == "main"
-    s2 = table(rules, p1={"mano": ["grido-di-battaglia"]},
-               p2={"personaggio": "hanzo", "mano": ["bo", "kusarigama"]})  # fmt: skip
+    s2 = table(rules, p1={"hand": ["grido-di-battaglia"]},
+               p2={"character": "hanzo", "hand": ["bo", "kusarigama"]})  # fmt: skip
     move(rules, s2, {"gioca": "grido-di-battaglia"})
     assert s2.res[1] == 3  # a weapon is no Parata against a Grido (ruling hanzo-parata)
 
 
 def test_ferite(rules):
-    s = table(rules, p1={"personaggio": "musashi", "mano": ["kiseru"],
-                         "davanti": ["estrazione-veloce", "estrazione-veloce"]},
-              p2={"personaggio": "ginchiyo", "mano": ["bo"]})  # fmt: skip
+    s = table(rules, p1={"character": "musashi", "hand": ["kiseru"],
+                         "front": ["estrazione-veloce", "estrazione-veloce"]},
+              p2={"character": "ginchiyo", "hand": ["bo"]})  # fmt: skip
     move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
     assert s.res[1] == 4 - (2 + 2 + 1 - 1)
-    s = table(rules, p1={"mano": ["bokken"]}, p2={"personaggio": "ginchiyo", "mano": ["bo"]})
+    s = table(rules, p1={"hand": ["bokken"]}, p2={"character": "ginchiyo", "hand": ["bo"]})
     move(rules, s, {"gioca": "bokken", "bersaglio": 2})
     assert s.res[1] == 3  # never less than one
-    s = table(rules, p1={"mano": ["wakizashi"]}, p2={"resistenza": 1})
+    s = table(rules, p1={"hand": ["wakizashi"]}, p2={"resistance": 1})
     move(rules, s, {"gioca": "wakizashi", "bersaglio": 2})
     assert s.res[1] == 0 and s.log[-3].args[0] == 1  # the extra wounds are lost
 
 
 def test_ultimo_punto(rules):
-    s = table(rules, p1={"mano": ["kiseru", "bokken"], "davanti": ["concentrazione"]},
-              p2={"resistenza": 2})  # fmt: skip
+    s = table(rules, p1={"hand": ["kiseru", "bokken"], "front": ["concentrazione"]},
+              p2={"resistance": 2})  # fmt: skip
     move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
     assert s.harmless(1) and (s.honour[0], s.honour[1]) == (6, 2)
     assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
-    s = table(rules, p1={"mano": ["kiseru"]}, p2={"resistenza": 1, "onore": 1})
+    s = table(rules, p1={"hand": ["kiseru"]}, p2={"resistance": 1, "honour": 1})
     move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
     assert s.is_terminal() and s.honour[0] == 6
 
@@ -374,7 +377,7 @@ def test_ultimo_punto(rules):
 
 
 def test_proprieta(rules):
-    s = table(rules, p1={"mano": ["armatura", "armatura", "daimyo"] + ["parata"] * 6})
+    s = table(rules, p1={"hand": ["armatura", "armatura", "daimyo"] + ["parata"] * 6})
     move(rules, s, {"gioca": "armatura"}, {"gioca": "armatura"})
     assert s.difficulty(1, 0) == 3 and len(s.hands[0]) == 7
     end_turn(rules, s)
@@ -382,27 +385,27 @@ def test_proprieta(rules):
 
 
 def test_concentrazione(rules):
-    s = table(rules, p1={"mano": ["bokken", "bokken", "bokken"],
-                         "davanti": ["concentrazione", "concentrazione"]})  # fmt: skip
+    s = table(rules, p1={"hand": ["bokken", "bokken", "bokken"],
+                         "front": ["concentrazione", "concentrazione"]})  # fmt: skip
     assert s.weapon_limit(0) == 3
     move(rules, s, *[{"gioca": "bokken", "bersaglio": 2}] * 3)
     assert s.res[1] == 2
 
 
 def test_armatura(rules):
-    s = table(rules, p1={"mano": ["bokken", "bo"]}, p2={"davanti": ["armatura"]})
+    s = table(rules, p1={"hand": ["bokken", "bo"]}, p2={"front": ["armatura"]})
     assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
     assert can(rules, s, {"gioca": "bo", "bersaglio": 2})
 
 
 def test_estrazione_veloce(rules):
-    s = table(rules, p1={"mano": ["bokken"], "davanti": ["estrazione-veloce"]})
+    s = table(rules, p1={"hand": ["bokken"], "front": ["estrazione-veloce"]})
     move(rules, s, {"gioca": "bokken", "bersaglio": 2})
     assert s.res[1] == s.maxres[1] - 2
 
 
 def test_bushido(rules):
-    s = table(rules, p1={"mano": ["bushido", "bushido"]})
+    s = table(rules, p1={"hand": ["bushido", "bushido"]})
     legal = [rules.describe_action(s, a) for a in s.legal_actions()]
     assert [a for a in legal if a.get("gioca") == "bushido"] == [
         {"gioca": "bushido", "bersaglio": p} for p in (1, 2, 3, 4)
@@ -410,13 +413,13 @@ def test_bushido(rules):
     move(rules, s, {"gioca": "bushido", "bersaglio": 3})
     assert not can(rules, s, {"gioca": "bushido", "bersaglio": 2})  # one in play at a time
     # A non-weapon passes it left; a weapon with no weapon in hand costs 1 honour.
-    s = table(rules, p2={"davanti": ["bushido"]}, mazzo=["parata", "katana"])
+    s = table(rules, p2={"front": ["bushido"]}, draw=["parata", "katana"])
     end_turn(rules, s)
     assert s.cards.codes(s.front[2]) == ["bushido"] and s.honour[1] == 3
-    s = table(rules, p2={"davanti": ["bushido"]}, mazzo=["katana"])
+    s = table(rules, p2={"front": ["bushido"]}, draw=["katana"])
     end_turn(rules, s)
     assert s.front[1] == [] and s.honour[1] == 2 and "bushido" in s.cards.codes(s.discard)
-    s = table(rules, p2={"davanti": ["bushido"], "mano": ["bo"]}, mazzo=["katana"])
+    s = table(rules, p2={"front": ["bushido"], "hand": ["bo"]}, draw=["katana"])
     end_turn(rules, s)
     move(rules, s, {"onore": True})
     assert s.honour[1] == 2 and "bo" in hand(s, 2)
@@ -424,8 +427,8 @@ def test_bushido(rules):
 
 def test_azioni(rules):
     """Actions ignore distance, then go to the discards; others answer from the left."""
-    s = table(rules, 7, p1={"mano": ["diversivo", "jujitsu"]}, p4={"mano": ["katana"]},
-              p6={"mano": ["bo"]})  # fmt: skip
+    s = table(rules, 7, p1={"hand": ["diversivo", "jujitsu"]}, p4={"hand": ["katana"]},
+              p6={"hand": ["bo"]})  # fmt: skip
     move(rules, s, {"gioca": "diversivo", "bersaglio": 4})
     assert "katana" in hand(s, 1)
     move(rules, s, {"gioca": "jujitsu"})
@@ -434,8 +437,8 @@ def test_azioni(rules):
 
 
 def test_geisha(rules):
-    s = table(rules, p1={"mano": ["geisha", "geisha", "geisha"], "davanti": ["bushido"]},
-              p3={"mano": ["bo", "kiseru"]})  # fmt: skip
+    s = table(rules, p1={"hand": ["geisha", "geisha", "geisha"], "front": ["bushido"]},
+              p3={"hand": ["bo", "kiseru"]})  # fmt: skip
     move(rules, s, {"gioca": "geisha", "bersaglio": 1, "proprieta": "bushido"})
     assert s.front[0] == []
     move(rules, s, {"gioca": "geisha", "bersaglio": 3})
@@ -444,7 +447,7 @@ def test_geisha(rules):
 
 
 def test_diversivo(rules):
-    s = table(rules, p1={"mano": ["diversivo"]}, p3={"mano": ["bo"]}, p2={"mano": []})
+    s = table(rules, p1={"hand": ["diversivo"]}, p3={"hand": ["bo"]}, p2={"hand": []})
     assert not can(rules, s, {"gioca": "diversivo", "bersaglio": 2})
     move(rules, s, {"gioca": "diversivo", "bersaglio": 3})
     assert hand(s, 1) == ["bo"] and s.hands[2] == []
@@ -456,35 +459,35 @@ def test_diversivo(rules):
 
 
 def test_cerimonia_del_te(rules):
-    s = table(rules, p1={"mano": ["cerimonia-del-te"]}, mazzo=["bo"] * 3 + ["kiseru", "katana"])
+    s = table(rules, p1={"hand": ["cerimonia-del-te"]}, draw=["bo"] * 3 + ["kiseru", "katana"])
     move(rules, s, {"gioca": "cerimonia-del-te"})
     assert hand(s, 1) == ["bo", "bo", "bo"] and [len(h) for h in s.hands] == [3, 2, 2, 2]
     assert "kiseru" in hand(s, 2) and "katana" in hand(s, 3)
 
 
 def test_grido_di_battaglia(rules):
-    s = table(rules, 5, p1={"mano": ["grido-di-battaglia"]}, p2={"resistenza": 0},
-              p3={"mano": ["parata"]}, p5={"personaggio": "chiyome"})  # fmt: skip
+    s = table(rules, 5, p1={"hand": ["grido-di-battaglia"]}, p2={"resistance": 0},
+              p3={"hand": ["parata"]}, p5={"character": "chiyome"})  # fmt: skip
     move(rules, s, {"gioca": "grido-di-battaglia"}, {"scarta": "parata"})
     assert [s.res[p] for p in range(1, 5)] == [0, 5, s.maxres[3] - 1, 4]
     assert s.hands[2] == []  # the Parata went
 
 
 def test_jujitsu(rules):
-    s = table(rules, p1={"mano": ["jujitsu"]}, p2={"mano": ["bo", "parata"]},
-              p3={"mano": ["parata"]}, p4={"mano": []})  # fmt: skip
+    s = table(rules, p1={"hand": ["jujitsu"]}, p2={"hand": ["bo", "parata"]},
+              p3={"hand": ["parata"]}, p4={"hand": []})  # fmt: skip
     move(rules, s, {"gioca": "jujitsu"}, {"scarta": "bo"})
     assert (s.res[1], s.res[2], s.res[3]) == (s.maxres[1], s.maxres[2] - 1, s.maxres[3])
 
 
 def test_respirazione(rules):
-    s = table(rules, p1={"resistenza": 1, "mano": ["respirazione"]}, mazzo=["katana"])
+    s = table(rules, p1={"resistance": 1, "hand": ["respirazione"]}, draw=["katana"])
     move(rules, s, {"gioca": "respirazione", "bersaglio": 4})
     assert s.res[0] == s.maxres[0] and "katana" in hand(s, 4)
 
 
 def test_daimyo(rules):
-    s = table(rules, 5, p1={"mano": ["daimyo", "daimyo"]}, p4={"mano": ["daimyo"]})
+    s = table(rules, 5, p1={"hand": ["daimyo", "daimyo"]}, p4={"hand": ["daimyo"]})
     before = s.team_scores()
     move(rules, s, {"gioca": "daimyo"})
     assert len(s.hands[0]) == 3 and s.team_scores()["Shogun"] == before["Shogun"] - 1
@@ -497,22 +500,22 @@ def test_daimyo(rules):
 def test_abilita(rules):
     """The abilities read from the character data that no other clause test covers."""
     # Nobunaga: 1 resistance for a card, never the last.
-    s = table(rules, p1={"personaggio": "nobunaga", "resistenza": 2}, p3={"personaggio": "benkei"})
+    s = table(rules, p1={"character": "nobunaga", "resistance": 2}, p3={"character": "benkei"})
     move(rules, s, {"abilita": True})
     assert s.res[0] == 1 and len(s.hands[0]) == 2 and not can(rules, s, {"abilita": True})
     # Tomoe draws one card when her weapon wounds; Ushiwaka one per wound.
-    s = table(rules, p1={"personaggio": "tomoe", "mano": ["kiseru"]},
-              p2={"personaggio": "ushiwaka", "mano": ["bo"]})  # fmt: skip
+    s = table(rules, p1={"character": "tomoe", "hand": ["kiseru"]},
+              p2={"character": "ushiwaka", "hand": ["bo"]})  # fmt: skip
     move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
     assert len(s.hands[0]) == 1 and len(s.hands[1]) == 3
     # Chiyome: only weapons wound her.
-    s = table(rules, p1={"mano": ["grido-di-battaglia"]}, p2={"personaggio": "chiyome"})
+    s = table(rules, p1={"hand": ["grido-di-battaglia"]}, p2={"character": "chiyome"})
     move(rules, s, {"gioca": "grido-di-battaglia"})
     assert s.res[1] == s.maxres[1]
 
 
 def test_indifeso(rules):
-    s = table(rules, p1={"mano": ["bokken", "cerimonia-del-te"]}, p2={"mano": []})
+    s = table(rules, p1={"hand": ["bokken", "cerimonia-del-te"]}, p2={"hand": []})
     assert s.harmless(1) and not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
     move(rules, s, {"gioca": "cerimonia-del-te"})
     assert not s.harmless(1) and can(rules, s, {"gioca": "bokken", "bersaglio": 2})
@@ -523,7 +526,7 @@ def test_indifeso(rules):
 
 def test_onore(rules):
     s = table(
-        rules, p1={"mano": ["bokken", "daimyo"]}, p2={"resistenza": 1}, mazzo=[], resto="scarti"
+        rules, p1={"hand": ["bokken", "daimyo"]}, p2={"resistance": 1}, draw=[], rest="discard"
     )
     total = sum(s.honour)
     move(rules, s, {"gioca": "bokken", "bersaglio": 2})
@@ -533,13 +536,13 @@ def test_onore(rules):
 
 
 def test_mazzo_esaurito(rules):
-    s = table(rules, p1={"mano": ["daimyo"]}, mazzo=["bo"], resto="scarti")
+    s = table(rules, p1={"hand": ["daimyo"]}, draw=["bo"], rest="discard")
     move(rules, s, {"gioca": "daimyo"})
     assert s.honour == [4, 2, 2, 2] and len(s.hands[0]) == 2
     assert len(s.deck) == len(rules.cards.deck) - 5 and s.discard == []
     # With the discards empty too, the honour is lost and no card taken.
-    s = table(rules, p1={"personaggio": "nobunaga"}, p3={"personaggio": "hideyoshi"},
-              mazzo=[], resto="scarti")  # fmt: skip
+    s = table(rules, p1={"character": "nobunaga"}, p3={"character": "hideyoshi"},
+              draw=[], rest="discard")  # fmt: skip
     s.hands[2] += s.discard
     s.discard = []
     move(rules, s, {"abilita": True})
@@ -548,17 +551,17 @@ def test_mazzo_esaurito(rules):
 
 def test_fine_partita(rules):
     """The game ends at once, in the middle of an effect: player 4 never answers."""
-    s = table(rules, p1={"mano": ["grido-di-battaglia"]},
-              p3={"resistenza": 1, "onore": 1}, p4={"mano": ["parata"]})  # fmt: skip
+    s = table(rules, p1={"hand": ["grido-di-battaglia"]},
+              p3={"resistance": 1, "honour": 1}, p4={"hand": ["parata"]})  # fmt: skip
     move(rules, s, {"gioca": "grido-di-battaglia"})
     assert s.is_terminal() and s.res[1] == s.maxres[1] - 1 and hand(s, 4) == ["parata"]
-    s = table(rules, 3, p1={"mano": ["kiseru"]}, p2={"resistenza": 0}, p3={"resistenza": 1})
+    s = table(rules, 3, p1={"hand": ["kiseru"]}, p2={"resistance": 0}, p3={"resistance": 1})
     move(rules, s, {"gioca": "kiseru", "bersaglio": 3})
     assert s.outcome().how == "ultimo-in-piedi" and s.outcome().winners == (0,)
 
 
 def test_punteggio(rules):
-    s = table(rules, 5, p1={"mano": ["daimyo", "daimyo"]}, p2={"onore": 2}, p5={"mano": ["bo"]})
+    s = table(rules, 5, p1={"hand": ["daimyo", "daimyo"]}, p2={"honour": 2}, p5={"hand": ["bo"]})
     assert s.team_scores() == {"Shogun": 5 + 3 + 2, "Ninja": 2 + 3, "Ronin": 3 * 2}
 
 
@@ -574,20 +577,20 @@ def test_moltiplicatori(rules):
 
 
 def test_ninja_doppio(rules):
-    seats = {f"p{p}": {"mano": ["bo"]} for p in range(1, 5)}
+    seats = {f"p{p}": {"hand": ["bo"]} for p in range(1, 5)}
     s = table(rules, 4, **seats)  # Ninja with 1 and 2 stars: the second counts twice
     assert s.team_scores() == {"Shogun": 5 + 3 * 2, "Ninja": 3 + 3 * 2}
-    seats["p2"] = {"mano": ["bo"], "onore": 1}
+    seats["p2"] = {"hand": ["bo"], "honour": 1}
     assert table(rules, 4, **seats).team_scores()["Ninja"] == 1 + 3 * 2
 
 
 def test_parita(rules):
-    seats = {f"p{p}": {"mano": ["bo"]} for p in range(1, 6)}
-    seats["p1"]["onore"] = 3  # Shogun 3 + Samurai 3 = 6 = Ninja 3 + 3 = Ronin 3 × 2
+    seats = {f"p{p}": {"hand": ["bo"]} for p in range(1, 6)}
+    seats["p1"]["honour"] = 3  # Shogun 3 + Samurai 3 = 6 = Ninja 3 + 3 = Ronin 3 × 2
     s = table(rules, 5, **seats)
     s.finish("mazzo")
     assert s.team(s.outcome().winners[0]) == "Ninja"
-    seats["p2"]["onore"] = seats["p5"]["onore"] = 2  # Shogun and Ronin tie: the Ronin loses
+    seats["p2"]["honour"] = seats["p5"]["honour"] = 2  # Shogun and Ronin tie: the Ronin loses
     s = table(rules, 5, **seats)
     s.finish("mazzo")
     assert s.team(s.outcome().winners[0]) == "Shogun"
@@ -603,8 +606,8 @@ def test_ruoli_in_tre(rules):
 
 
 def test_shogun_in_tre(rules):
-    s = table(rules, 3, turno=3, p1={"personaggio": "tomoe", "mano": []},
-              p3={"personaggio": "hideyoshi"})  # fmt: skip
+    s = table(rules, 3, turn=3, p1={"character": "tomoe", "hand": []},
+              p3={"character": "hideyoshi"})  # fmt: skip
     end_turn(rules, s)
     assert len(s.hands[0]) == 3 and s.weapon_limit(0) == 2
     assert s.team_scores()["Shogun"] == 12
@@ -626,7 +629,7 @@ def test_otto_giocatori(rules):
 
 def test_ultimo_punto_rising_sun(rules):
     """The base game does not discard from the deck when a player loses the last point."""
-    s = table(rules, p1={"mano": ["kiseru"]}, p2={"resistenza": 1})
+    s = table(rules, p1={"hand": ["kiseru"]}, p2={"resistance": 1})
     deck = len(s.deck)
     move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
     assert len(s.deck) == deck
@@ -664,8 +667,8 @@ def test_effects_come_from_the_card_data(built_once):
         else r
         for r in records
     ]
-    rules = build_rules(changed, "changed")
-    s = table(rules, 5, p1={"mano": ["bokken"]}, p3={"personaggio": "benkei"})
+    rules = build_rules(Seats(3, 7), changed, "changed")
+    s = table(rules, 5, p1={"hand": ["bokken"]}, p3={"character": "benkei"})
     assert s.difficulty(0, 2) == 2 and can(rules, s, {"gioca": "bokken", "bersaglio": 3})
 
 

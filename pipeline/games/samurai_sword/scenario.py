@@ -1,17 +1,18 @@
-"""The Samurai Sword vocabulary of worked examples (scenario format 2): positions, moves and
-the expectations only this game has. Players are 1..N here, cards are named by code.
+"""The Samurai Sword words of worked examples (pipeline/engine/scenario.py): positions, moves
+and the expectations only this game has. Players are 1..N here, cards are named by code.
 
 A position::
 
-    turno: 1              # whose turn it is, in its play phase (default: the Shogun)
-    numero_turno: 3
-    armi_giocate: 0
-    giocatori:            # one per player, in seat order
-      - {ruolo: shogun, personaggio: benkei, resistenza: 5, onore: 5, mano: [bokken],
-         davanti: [armatura]}
-    mazzo: [parata]       # the top of the deck, top card first
-    scarti: [bokken]      # the discard pile, bottom first
-    resto: mazzo          # where the other playing cards go: under the deck, or "scarti"
+    turn: 1               # whose turn it is, in its play phase (default: the Shogun)
+    turn_number: 3
+    weapons_played: 0
+    seats:                # every player, by seat
+      1: {role: shogun, character: benkei, resistance: 5, honour: 5, hand: [bokken],
+          front: [armatura]}
+    piles:
+      draw: [parata]      # the top of the deck, top card first
+      discard: [bokken]   # the discard pile, bottom first
+    rest: draw            # where the other playing cards go: under the deck, or "discard"
 
 A move: ``gioca: CARD`` (with ``bersaglio: N`` and, for a Geisha, ``proprieta: CARD``),
 ``fine``, ``abilita``, ``scarta: CARD``, ``para: CARD``, ``subisci``, ``onore``,
@@ -22,39 +23,68 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import ConfigDict, Field
 
 from pipeline.engine.core import Action, Chance, Event
+from pipeline.engine.scenario import (
+    Expect,
+    Piles,
+    Position,
+    PositionView,
+    ScenarioError,
+    Seat,
+    Strict,
+    Vocabulary,
+)
 
 from .cards import Cards
 from .state import ABILITY, END, HONOUR, TAKE, SamuraiState
 from .table import EVENT_FIELDS
 
-POSITION_KEYS = {
-    "turno",
-    "numero_turno",
-    "armi_giocate",
-    "giocatori",
-    "mazzo",
-    "scarti",
-    "resto",
-}
-PLAYER_KEYS = {"ruolo", "personaggio", "resistenza", "onore", "mano", "davanti"}
-EXPECT_KEYS = (
-    "resistenza",
-    "onore",
-    "mano",
-    "carte",
-    "davanti",
-    "indifesi",
-    "distanza",
-    "difficolta",
-    "mazzo",
-    "scarti",
-    "punteggio",
-    "turno",
-    "ruoli_visti",
-)
+
+class SamuraiSeat(Seat):
+    hand: list[str] = []
+    role: str  # a role card's code (shogun, ninja-1 ...)
+    character: str  # a character card's code
+    resistance: int | None = Field(default=None, ge=0)  # default: the character's
+    honour: int | None = Field(default=None, ge=0)  # default: what the role starts with
+    front: list[str] = []  # the properties in front of the player
+
+
+class SamuraiPiles(Piles):
+    discard: list[str] = []  # bottom first
+
+
+class SamuraiPosition(Position[SamuraiSeat, SamuraiPiles]):
+    """Every player is seated (role and character); playing cards not placed go to `rest`."""
+
+    phase: None = None  # a position starts in the play phase of `turn`
+    weapons_played: int = Field(default=0, ge=0)  # by the player whose turn it is
+    rest: Literal["draw", "discard"] = "draw"  # under the draw pile, or under the discards
+
+
+class Between(Strict):
+    """A measure from one player to another."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    from_: int = Field(alias="from", ge=1)
+    to: int = Field(ge=1)
+    value: int
+
+
+class SamuraiExpect(Expect):
+    harmless: list[int] | None = None  # exactly these players are harmless
+    distance: list[Between] | None = None
+    difficulty: list[Between] | None = None
+    scores: dict[str, int] | None = None  # each team's score
+    roles_seen: dict[int, list[int]] | None = None  # whose roles each player sees
+
+
+VOCABULARY = Vocabulary(SamuraiPosition, SamuraiExpect)
+EXPECT_KEYS = tuple(VOCABULARY.game_keys())
 CARD_FIELDS = {"card"}
 PLAYER_FIELDS = {"target", "to", "by", "from", "attacker"}
 
@@ -66,76 +96,71 @@ def _unknown(keys: Any, allowed: set[str], where: str) -> None:
 
 
 def setup_position(cards: Cards, position: Mapping[str, Any], players: int) -> SamuraiState:
-    """A state in the position a scenario describes; ValueError naming the wrong key."""
-    _unknown(position, POSITION_KEYS, "position")
-    seats = position.get("giocatori") or []
-    if len(seats) != players:
-        raise ValueError(
-            f"position.giocatori: {len(seats)} players listed, the scenario has {players}"
-        )
+    """A state in the position a scenario describes; ScenarioError naming the wrong key."""
+    spec = SamuraiPosition.model_validate(position)
+    missing = [p for p in range(1, players + 1) if p not in spec.seats]
+    if missing or len(spec.seats) != players:
+        raise ScenarioError(f"every seat 1..{players} needs its role and character", ["seats"])
     state = SamuraiState(cards, players, Chance(0))
     pool = Counter(cards.deck)
     unused_roles = Counter(r for rs in cards.roles.values() for r in rs)
     unused_chars = Counter(cards.characters)
 
-    def take(code: str, where: str, counter: Counter) -> int:
+    def take(code: str, loc: list[str | int], counter: Counter) -> int:
         try:
             c = cards.card(code)
         except ValueError as exc:
-            raise ValueError(f"{where}: {exc}") from None
+            raise ScenarioError(str(exc), loc) from None
         if counter[c] <= 0:
-            raise ValueError(f"{where}: no copy of '{code}' is left for this position")
+            raise ScenarioError(f"no copy of '{code}' is left for this position", loc)
         counter[c] -= 1
         return c
 
-    for p, seat in enumerate(seats):
-        where = f"position.giocatori[{p + 1}]"
-        _unknown(seat, PLAYER_KEYS, where)
-        if "ruolo" not in seat or "personaggio" not in seat:
-            raise ValueError(f"{where}: give the player's ruolo and personaggio")
-        state.role.append(take(seat["ruolo"], f"{where}.ruolo", unused_roles))
-        state.char.append(take(seat["personaggio"], f"{where}.personaggio", unused_chars))
+    for p in range(players):
+        seat = spec.seats[p + 1]
+        loc: list[str | int] = ["seats", p + 1]
+        state.role.append(take(seat.role, [*loc, "role"], unused_roles))
+        state.char.append(take(seat.character, [*loc, "character"], unused_chars))
         state.maxres[p] = cards.resistance[state.char[p]]
-        state.res[p] = int(seat.get("resistenza", state.maxres[p]))
-        state.honour[p] = int(seat.get("onore", state.starting_honour(p)))
-        state.hands[p] = [take(c, f"{where}.mano", pool) for c in seat.get("mano", [])]
-        state.front[p] = [take(c, f"{where}.davanti", pool) for c in seat.get("davanti", [])]
+        state.res[p] = state.maxres[p] if seat.resistance is None else seat.resistance
+        state.honour[p] = state.starting_honour(p) if seat.honour is None else seat.honour
+        state.hands[p] = [take(c, [*loc, "hand"], pool) for c in seat.hand]
+        state.front[p] = [take(c, [*loc, "front"], pool) for c in seat.front]
     if sum(1 for p in range(players) if state.kind(p) == "shogun") != 1:
-        raise ValueError("position.giocatori: exactly one player must be the Shogun")
-    top = [take(c, "position.mazzo", pool) for c in position.get("mazzo", [])]
-    state.discard = [take(c, "position.scarti", pool) for c in position.get("scarti", [])]
+        raise ScenarioError("exactly one player must be the Shogun", ["seats"])
+    top = [take(c, ["piles", "draw"], pool) for c in spec.piles.draw or []]
+    state.discard = [take(c, ["piles", "discard"], pool) for c in spec.piles.discard]
     rest = sorted(pool.elements())
     state.chance.shuffle("resto", rest)
-    where_rest = position.get("resto", "mazzo")
-    if where_rest == "mazzo":
+    if spec.rest == "draw":
         state.deck = rest + top[::-1]
-    elif where_rest == "scarti":
+    else:
         state.deck = top[::-1]
         state.discard = rest + state.discard
-    else:
-        raise ValueError("position.resto: use 'mazzo' or 'scarti'")
     state.aside = sorted(unused_roles.elements()) + sorted(unused_chars.elements())
-    for p in range(players):
-        state.log.append(
-            Event(
-                "setup",
-                p,
-                (
-                    cards.code[state.role[p]],
-                    cards.code[state.char[p]],
-                    state.res[p],
-                    state.honour[p],
-                    len(state.hands[p]),
-                ),
-            )
-        )
-    active = int(position.get("turno", state.shogun() + 1)) - 1
-    if not 0 <= active < players:
-        raise ValueError(f"position.turno: player {active + 1} is not at the table")
-    state.turns = int(position.get("numero_turno", 1))
+    active = (spec.turn or state.shogun() + 1) - 1
+    state.turns = spec.turn_number or 1
     state.active = state.who = active
-    state.weapons_used = int(position.get("armi_giocate", 0))
+    state.weapons_used = spec.weapons_played
     return state
+
+
+def view(state: SamuraiState) -> PositionView:
+    """The state as a position lists it."""
+    codes = state.cards.codes
+    seats = [
+        {
+            "role": state.cards.code[state.role[p]],
+            "character": state.cards.code[state.char[p]],
+            "resistance": state.res[p],
+            "honour": state.honour[p],
+            "hand": codes(state.hands[p]),
+            "front": codes(state.front[p]),
+        }
+        for p in range(state.num_players)
+    ]
+    piles = {"draw": codes(state.deck)[::-1], "discard": codes(state.discard)}
+    return PositionView(state.active + 1, state.turns, seats, piles)
 
 
 def _player(state: SamuraiState, value: Any, where: str) -> int:
@@ -212,52 +237,29 @@ def describe_event(cards: Cards, event: Event) -> dict[str, Any]:
     return out
 
 
-def _by_player(state: SamuraiState, want: Any, key: str) -> dict[int, Any]:
-    if not isinstance(want, Mapping):
-        raise ValueError(f"expect.{key}: give a mapping from player number to value")
-    return {_player(state, p, f"expect.{key}"): v for p, v in want.items()}
-
-
 def check(state: SamuraiState, key: str, want: Any) -> list[str]:
     """Failures of one Samurai Sword expectation, one line each."""
-    cards, fails = state.cards, []
+    fails = []
 
     def compare(what: str, got: Any, expected: Any) -> None:
         if got != expected:
             fails.append(f"{what}: expected {expected}, got {got}")
 
-    if key in ("resistenza", "onore", "carte"):
-        values = {
-            "resistenza": state.res,
-            "onore": state.honour,
-            "carte": [len(h) for h in state.hands],
-        }
-        for p, v in _by_player(state, want, key).items():
-            compare(f"{key} of player {p + 1}", values[key][p], int(v))
-    elif key in ("mano", "davanti"):
-        zone = state.hands if key == "mano" else state.front
-        for p, v in _by_player(state, want, key).items():
-            compare(f"{key} of player {p + 1}", sorted(cards.codes(zone[p])), sorted(v))
-    elif key == "indifesi":
+    if key == "harmless":
         got = [p + 1 for p in range(state.num_players) if state.harmless(p)]
         compare("harmless players", got, sorted(want))
-    elif key in ("distanza", "difficolta"):
-        measure = state.distance if key == "distanza" else state.difficulty
+    elif key in ("distance", "difficulty"):
+        measure = state.distance if key == "distance" else state.difficulty
         for item in want:
-            a, b = _player(state, item["da"], key), _player(state, item["a"], key)
-            compare(f"{key} from {a + 1} to {b + 1}", measure(a, b), int(item["valore"]))
-    elif key == "mazzo":
-        compare("cards in the deck", len(state.deck), int(want))
-    elif key == "scarti":
-        compare("discard pile (bottom first)", cards.codes(state.discard), list(want))
-    elif key == "punteggio":
-        compare("team scores", state.team_scores(), dict(want))
-    elif key == "turno":
-        compare("player whose turn it is", state.active + 1, int(want))
-    elif key == "ruoli_visti":
-        for p, v in _by_player(state, want, key).items():
-            seen = sorted(int(q) + 1 for q in state.observation(p)["roles"])
-            compare(f"roles player {p + 1} sees", seen, sorted(v))
+            a, b = _player(state, item["from"], key), _player(state, item["to"], key)
+            compare(f"{key} from {a + 1} to {b + 1}", measure(a, b), item["value"])
+    elif key == "scores":
+        compare("team scores", state.team_scores(), want)
+    elif key == "roles_seen":
+        for p, v in want.items():
+            q = _player(state, p, key)
+            seen = sorted(int(r) + 1 for r in state.observation(q)["roles"])
+            compare(f"roles player {q + 1} sees", seen, sorted(v))
     else:
-        raise ValueError(f"expect: unknown key '{key}' (known: {', '.join(EXPECT_KEYS)})")
+        raise ValueError(f"unknown expectation '{key}' (known: {', '.join(EXPECT_KEYS)})")
     return fails

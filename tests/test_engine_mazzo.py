@@ -38,8 +38,19 @@ def rules(built_once: Path) -> MazzoRules:
     return load_rules(open_project(built_once), "mazzo")  # type: ignore[return-value]
 
 
-def at(rules: MazzoRules, p1: list[str], p2: list[str], **position: Any) -> MazzoState:
-    return rules.setup({"hands": [p1, p2], **position}, 2, {})
+def at(
+    rules: MazzoRules,
+    p1: list[str],
+    p2: list[str],
+    riserva: list[str] | None = None,
+    bottini: list[list[str]] | None = None,
+    **position: Any,
+) -> MazzoState:
+    """A position: the two hands, the reserve (the draw pile) and the bottini."""
+    loot = bottini or [[], []]
+    seats = {1: {"hand": p1, "loot": loot[0]}, 2: {"hand": p2, "loot": loot[1]}}
+    piles = {"draw": riserva or []}
+    return rules.setup({"seats": seats, "piles": piles, **position}, 2, {})
 
 
 def move(rules: MazzoRules, state: MazzoState, *specs: dict[str, Any]) -> MazzoState:
@@ -86,7 +97,9 @@ def test_carte(rules):
 
 def test_abilita(rules, built_once):
     state = at(rules, ["cavaliere", "spia"], ["gigante", "corriere"], riserva=["ladra", "pirata"])
-    declared = {ABILITIES[a[2]] for a in state.legal_actions() if a[1] == rules.cards.card("cavaliere")}
+    declared = {
+        ABILITIES[a[2]] for a in state.legal_actions() if a[1] == rules.cards.card("cavaliere")
+    }
     assert declared == {"forza", "coraggio"}  # only the printed abilities
     # values are read from the card data: a stronger Cavaliere wins the same clash
     records = card_records(open_project(built_once), "mazzo")

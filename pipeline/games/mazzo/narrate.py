@@ -12,6 +12,7 @@ from typing import Any
 from pipeline.engine.core import Event
 
 from ...words import count
+from .scenario import MazzoPosition, MazzoSeat
 from .state import MazzoCards
 
 ABILITY_NAMES = ("Forza", "Astuzia", "Velocità", "Magia", "Coraggio")
@@ -105,20 +106,20 @@ def _clash(rules: MazzoCards, e: Event) -> str:
     return f"Scontro: {what}; vince {side}, {player_name(winner)}.".replace(",;", ";")
 
 
-def position_lines(rules: MazzoCards, position: Mapping[str, Any]) -> list[str]:
+def position_lines(cards: MazzoCards, position: Mapping[str, Any]) -> list[str]:
     """A scenario's starting position in Italian, for the rulebook and the site."""
+    spec = MazzoPosition.model_validate(position)
     lines = []
-    hands = position.get("hands", [[], []])
-    bottini = position.get("bottini", [[], []])
     for p in (0, 1):
-        held = [rules.names[rules.card(c)] for c in hands[p]]
-        n = len(bottini[p])
+        seat = spec.seats.get(p + 1, MazzoSeat())
+        held = [cards.names[cards.card(c)] for c in seat.hand]
+        n = len(seat.loot)
         loot = f"{count(n, 'carta', 'carte')} nel bottino" if n else "bottino vuoto"
         hand = "in mano " + ", ".join(held) if held else "nessuna carta in mano"
         lines.append(f"- {player_name(p)}: {hand}; {loot}.")
-    left = len(position.get("riserva", []))
+    left = len(spec.piles.draw or [])
     lines.append(f"- Riserva: {left} carte." if left else "- La riserva è vuota.")
-    lines.append(f"- Attacca {player_name(position.get('attacker', 1) - 1)}.")
+    lines.append(f"- Attacca {player_name((spec.turn or 1) - 1)}.")
     return lines
 
 

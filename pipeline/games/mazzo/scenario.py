@@ -1,8 +1,9 @@
-"""Mazzo's vocabulary for worked examples (scenario format 2).
+"""Mazzo's words for worked examples (the shared vocabulary: pipeline/engine/scenario.py).
 
-A position gives each player's hand and bottino by card code, the reserve from its top
-card down, who attacks, and optionally the cards a blind draw will find (``draws``). Cards
-it does not place stay out of the game, like the rules card. Moves: ``{attack: code,
+A position gives each seat's ``hand`` and ``loot`` (its bottino) by card code, the reserve
+as the draw pile (``piles.draw``, from its top card down), whose turn it is (``turn``: the
+attacker), ``turn_number``, and optionally the cards a blind draw will find (``draws``).
+Cards it does not place stay out of the game, like the rules card. Moves: ``{attack: code,
 ability: forza}``, ``{open: code}``, ``{nonce: code}``, ``{believe: true}``,
 ``{doubt: true}``, ``{take: [code, code]}``.
 """
@@ -12,14 +13,41 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import Field
+
 from pipeline.engine.core import Chance, Event
-from pipeline.engine.scenario import PositionView
+from pipeline.engine.scenario import (
+    Expect,
+    Piles,
+    Position,
+    PositionView,
+    ScenarioError,
+    Seat,
+    Vocabulary,
+)
 
 from .state import ABILITIES, EVENT_FIELDS, HAND, MazzoCards, MazzoState
 
-POSITION_KEYS = {"hands", "bottini", "riserva", "attacker", "turn", "draws"}
+
+class MazzoSeat(Seat):
+    hand: list[str] = Field(default=[], max_length=HAND)
+    loot: list[str] = []  # the bottino
+
+
+class MazzoPosition(Position[MazzoSeat, Piles]):
+    """A duel: seats 1 and 2; the turn is the attacker's."""
+
+    phase: None = None  # a position starts when the attacker chooses the challenge
+    draws: list[str] = []  # the cards the blind draws will find, in order
+
+
+class MazzoExpect(Expect):
+    known: dict[int, list[str]] | None = None  # the other's cards each player has seen
+
+
+VOCABULARY = Vocabulary(MazzoPosition, MazzoExpect)
+EXPECT_KEYS = tuple(VOCABULARY.game_keys())
 CARD_FIELDS = {"card", "other"}
-EXPECT_KEYS = ("hands", "bottino", "bottini", "riserva", "attacker", "turn", "known")
 
 
 def setup(
@@ -28,42 +56,42 @@ def setup(
     players: int = 2,
     options: Mapping[str, Any] | None = None,
 ) -> MazzoState:
-    unknown = set(position) - POSITION_KEYS
-    if unknown:
-        raise ValueError(f"unknown position keys: {', '.join(sorted(unknown))}")
+    """The position placed, then what the engine does by itself (a forced attack)."""
+    spec = MazzoPosition.model_validate(position)
     state = MazzoState(cards, Chance(0))
     used: set[int] = set()
 
-    def placed(key: str, codes: Any) -> list[int]:
-        if not isinstance(codes, list):
-            raise ValueError(f"{key}: a list of card codes")
-        out = [cards.card(str(code)) for code in codes]
+    def placed(loc: list[str | int], codes: Sequence[str]) -> list[int]:
+        out = [_card(cards, code, loc) for code in codes]
         for c in out:
             if c in used:
-                raise ValueError(f"{key}: {cards.codes[c]} is placed twice")
+                raise ScenarioError(f"{cards.codes[c]} is placed twice", loc)
             if not cards.in_play[c]:
-                raise ValueError(f"{key}: {cards.codes[c]} does not take part in the game")
+                raise ScenarioError(f"{cards.codes[c]} does not take part in the game", loc)
             used.add(c)
         return out
 
-    for key in ("hands", "bottini"):
-        sides = position.get(key, [[], []])
-        if not isinstance(sides, list) or len(sides) != 2:
-            raise ValueError(f"{key}: two lists, one per player")
-        getattr(state, key)[:] = [placed(f"{key}[{p}]", s) for p, s in enumerate(sides)]
-    if any(len(h) > HAND for h in state.hands):
-        raise ValueError(f"hands: at most {HAND} cards each")
-    state.reserve = placed("riserva", position.get("riserva", []))[::-1]
-    state.draws = [cards.card(str(c)) for c in position.get("draws", [])]
+    for p in (0, 1):
+        seat = spec.seats.get(p + 1, MazzoSeat())
+        state.hands[p] = placed(["seats", p + 1, "hand"], seat.hand)
+        state.bottini[p] = placed(["seats", p + 1, "loot"], seat.loot)
+    state.reserve = placed(["piles", "draw"], spec.piles.draw or [])[::-1]
+    state.draws = [_card(cards, code, ["draws"]) for code in spec.draws]
     state.out = [c for c in range(len(cards.codes)) if c not in used]
-    attacker = position.get("attacker", 1)
-    if attacker not in (1, 2):
-        raise ValueError("attacker: 1 or 2")
-    state.attacker = attacker - 1
-    state.turn = int(position.get("turn", 1)) - 1
+    state.attacker = (spec.turn or 1) - 1
+    state.turn = (spec.turn_number or 1) - 1
     state._start_turn()
+    if state.log and state.log[0].kind == "turn":
+        del state.log[0]  # the position says whose turn it is; what the engine then plays is news
     state._auto()
     return state
+
+
+def _card(cards: MazzoCards, code: str, loc: Sequence[str | int]) -> int:
+    try:
+        return cards.card(code)
+    except ValueError as exc:
+        raise ScenarioError(str(exc), loc) from None
 
 
 def parse_action(state: MazzoState, spec: Mapping[str, Any]) -> tuple[Any, ...]:
@@ -123,35 +151,15 @@ def describe_event(cards: MazzoCards, event: Event) -> dict[str, Any]:
 
 
 def check(state: MazzoState, key: str, want: Any) -> list[str]:
-    def codes(instances: Sequence[int]) -> list[str]:
-        return sorted(state.cards.codes[c] for c in instances)
-
-    got: Any
-    if key == "hands":
-        got = {p + 1: codes(state.hands[p]) for p in (0, 1)}
-        want = {int(p): sorted(v) for p, v in want.items()}
-        got = {p: got[p] for p in want}
-    elif key == "bottino":
-        got = {p + 1: codes(state.bottini[p]) for p in (0, 1)}
-        want = {int(p): sorted(v) for p, v in want.items()}
-        got = {p: got[p] for p in want}
-    elif key == "bottini":
-        got = [len(b) for b in state.bottini]
-    elif key == "riserva":
-        got = len(state.reserve)
-    elif key == "attacker":
-        got = state.attacker + 1
-    elif key == "turn":
-        got = state.turn
-    elif key == "known":
-        got = {
-            p + 1: codes([c for c in state.hands[1 - p] if state.seen[p] >> c & 1]) for p in (0, 1)
-        }
-        want = {int(p): sorted(v) for p, v in want.items()}
-        got = {p: got[p] for p in want}
-    else:
+    """Failures of one Mazzo expectation (``known``), one line each."""
+    if key != "known":
         return [f"unknown expectation {key!r} (known: {', '.join(EXPECT_KEYS)})"]
-    return [] if got == want else [f"{key}: expected {want!r}, got {got!r}"]
+    codes = state.cards.codes
+    got = {
+        p: sorted(codes[c] for c in state.hands[2 - p] if state.seen[p - 1] >> c & 1) for p in want
+    }
+    want = {p: sorted(v) for p, v in want.items()}
+    return [] if got == want else [f"known: expected {want!r}, got {got!r}"]
 
 
 def view(state: MazzoState) -> PositionView:

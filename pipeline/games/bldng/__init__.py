@@ -13,6 +13,7 @@ PLUGIN = GamePlugin(
     check=check,
     engine="pipeline.games.bldng.engine:build_rules",
     agents="pipeline.games.bldng.agents:AGENTS",
+    scenario="pipeline.games.bldng.scenario:VOCABULARY",
 )
 
 __all__ = ["DATA_MODELS", "PLUGIN", "Project", "check"]

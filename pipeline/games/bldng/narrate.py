@@ -13,6 +13,7 @@ from pipeline.engine.core import Event
 
 from ...words import count
 from .cards import BldngCards, element_name
+from .scenario import BldngPosition
 
 REASONS = {
     "limite": "per restare nel limite",
@@ -86,34 +87,33 @@ def narrate(rules: BldngCards, events: Sequence[Event], players: int) -> list[st
     return [s for e in events if (s := _sentence(rules, e, players))]
 
 
-def position_lines(rules: BldngCards, position: Mapping[str, Any], players: int) -> list[str]:
+def position_lines(cards: BldngCards, position: Mapping[str, Any], players: int) -> list[str]:
     """A scenario's starting position in Italian, for the rulebook and the site."""
+    spec = BldngPosition.model_validate(position)
+
+    def name(code: str) -> str:
+        return str(cards.names[cards.card(code)[0]])
+
     lines = []
-    projects = position.get("projects", [])
-    sites = position.get("sites", [[] for _ in range(players)])
-    keep = position.get("keep", [])
     for p in range(players):
+        seat = spec.seats.get(p + 1)
         parts = []
-        if p < len(projects):
-            project = rules.card(projects[p])[0]
-            parts.append(f"progetto {rules.names[project]} ({rules.size[project]} elementi)")
-        cards = [rules.names[rules.card(c)[0]] for c in (sites[p] if p < len(sites) else [])]
-        parts.append("cantiere: " + ", ".join(cards) if cards else "cantiere vuoto")
-        if p + 1 in keep:
+        if seat is not None:
+            project = cards.card(seat.project)[0]
+            parts.append(f"progetto {cards.names[project]} ({cards.size[project]} elementi)")
+        site = [name(c) for c in seat.site] if seat is not None else []
+        parts.append("cantiere: " + ", ".join(site) if site else "cantiere vuoto")
+        if seat is not None and seat.keep:
             parts.append("tiene You can have up to 15 cards")
         lines.append(f"- {player_name(p)}: " + "; ".join(parts) + ".")
-    deck = position.get("deck", [])
+    deck = spec.piles.draw or []
     if deck:
-        lines.append(
-            "- In cima al mazzo Forme: "
-            + ", ".join(rules.names[rules.card(c)[0]] for c in deck)
-            + "."
-        )
+        lines.append("- In cima al mazzo Forme: " + ", ".join(name(c) for c in deck) + ".")
     else:
         lines.append("- Il mazzo Forme è vuoto.")
-    discard = position.get("discard", [])
+    discard = spec.piles.discard
     if discard:
-        top = rules.names[rules.card(discard[-1])[0]]
+        top = name(discard[-1])
         lines.append(f"- Negli scarti {count(len(discard), 'carta', 'carte')}; in cima {top}.")
-    lines.append(f"- È il turno di {player_name(position.get('player', 1) - 1)}.")
+    lines.append(f"- È il turno di {player_name((spec.turn or 1) - 1)}.")
     return lines

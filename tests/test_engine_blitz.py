@@ -30,9 +30,8 @@ from pipeline.games.blitz.cards import (
     collection_key,
 )
 from pipeline.games.blitz.engine import BlitzRules
-from pipeline.games.blitz.state import seat_teams
 from pipeline.games.blitz.matches import play_match
-from pipeline.games.blitz.state import EVENT_FIELDS, BlitzState
+from pipeline.games.blitz.state import EVENT_FIELDS, BlitzState, seat_teams
 from pipeline.play import load_rules
 from pipeline.project import open_project
 
@@ -57,8 +56,23 @@ def ten_seats(rules: BlitzRules) -> BlitzRules:
     return BlitzRules(Seats(2, 10), rules.table.records, rules.digest)
 
 
-def at(rules: BlitzRules, players: int = 2, options: dict | None = None, **position: Any):
-    return rules.setup(position, players, options or {})
+def at(
+    rules: BlitzRules,
+    players: int = 2,
+    options: dict | None = None,
+    hands: dict[int, list[str]] | None = None,
+    tables: dict[int, list[str]] | None = None,
+    deck: list[str] | None = None,
+    discards: list[str] | None = None,
+    **position: Any,
+):
+    """A position: hands and tables by seat, the deck (the draw pile), the discards, whose
+    turn, the phase."""
+    seats: dict[int, dict[str, list[str]]] = {p: {"hand": c} for p, c in (hands or {}).items()}
+    for p, cards in (tables or {}).items():
+        seats.setdefault(p, {})["table"] = cards
+    piles = {"discard": discards or []} | ({} if deck is None else {"draw": deck})
+    return rules.setup({"seats": seats, "piles": piles, **position}, players, options or {})
 
 
 def move(rules: BlitzRules, state: BlitzState, *specs: dict[str, Any]) -> BlitzState:

@@ -10,6 +10,7 @@ PLUGIN = GamePlugin(
     slug="blitz",
     engine="pipeline.games.blitz.engine:build_rules",
     agents="pipeline.games.blitz.agents:AGENTS",
+    scenario="pipeline.games.blitz.scenario:VOCABULARY",
 )
 
 __all__ = ["PLUGIN"]

@@ -1,61 +1,76 @@
-"""BLITZ's vocabulary for worked examples (scenario format 2).
+"""BLITZ's words for worked examples (the shared vocabulary: pipeline/engine/scenario.py).
 
-A position names, by card code and with players 1..N: ``hands``, ``tables`` (the exposed
-cards, grouped at their owner's best), ``deck`` (top card first; when given, the cards the
-position does not place stay out of the game, else they are shuffled into the deck),
-``discards``, ``turn`` (whose turn), ``phase`` (``start``: the turn begins, the default;
-``main``: the card is drawn), ``exposed`` and ``action_used`` (in ``main``), ``skip``,
-``blitz_played``. Moves: ``{draw: mazzo}``, ``{draw: 2}``, ``{expose: fuoco}`` (``to: 3``
-for a partner), ``{card: ruba-x1, target: 2, collection: fuoco|diverse}``,
-``{card: scambia-x1, target: 2, mode: mano}``, ``{card: scambia-x1, target: 2, mode: tavolo,
-give: aria, take: fuoco, from: sciolte|fuoco|diverse}``, ``{card: blitz, targets: [2, 3]}``,
-``{card: pesca-x2}``, ``{end: true}``, ``{block: true|false}``, ``{take: aria, give: fuoco}``.
+A position names, by card code and with seats 1..N: each seat's ``hand`` and ``table`` (the
+exposed cards, grouped at their owner's best); the piles ``draw`` (top card first; when
+given, the cards the position does not place stay out of the game, else they are shuffled
+into the draw pile) and ``discard``; ``turn`` (whose turn), ``phase`` (``start``: the turn
+begins, the default; ``main``: the card is drawn), ``exposed`` and ``action_used`` (in
+``main``), ``skip``, ``blitz_played``. Moves: ``{draw: mazzo}``, ``{draw: 2}``,
+``{expose: fuoco}`` (``to: 3`` for a partner), ``{card: ruba-x1, target: 2,
+collection: fuoco|diverse}``, ``{card: scambia-x1, target: 2, mode: mano}``,
+``{card: scambia-x1, target: 2, mode: tavolo, give: aria, take: fuoco,
+from: sciolte|fuoco|diverse}``, ``{card: blitz, targets: [2, 3]}``, ``{card: pesca-x2}``,
+``{end: true}``, ``{block: true|false}``, ``{take: aria, give: fuoco}``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from pipeline.engine.core import Action, Chance, Event
-from pipeline.engine.scenario import PositionView
+from pipeline.engine.scenario import (
+    Expect,
+    Piles,
+    Position,
+    PositionView,
+    ScenarioError,
+    Seat,
+    Vocabulary,
+)
 
 from .cards import BLITZ, COLLECTIONS_NEEDED, RAINBOW, CardTable
 from .decisions import MAIN
 from .state import EVENT_FIELDS, BlitzState, configure
 
-POSITION_KEYS = {
-    "hands",
-    "tables",
-    "deck",
-    "discards",
-    "turn",
-    "phase",
-    "exposed",
-    "action_used",
-    "skip",
-    "blitz_played",
-}
+
+class BlitzSeat(Seat):
+    hand: list[str] = []
+    table: list[str] = []  # the exposed cards, grouped at their owner's best
+
+
+class BlitzPiles(Piles):
+    discard: list[str] = []  # bottom first
+
+
+class BlitzPosition(Position[BlitzSeat, BlitzPiles]):
+    phase: Literal["start", "main"] = "start"  # main: the turn's card is drawn
+    exposed: int = Field(default=0, ge=0)  # in main: cards already exposed this turn
+    action_used: bool = False  # in main: the turn's action card is played
+    skip: list[int] = []  # the seats that skip their next turn
+    blitz_played: bool = False  # the BLITZ card is on the table: BLITZ mode
+
+
+class BlitzExpect(Expect):
+    collections: dict[int, list[str]] | None = None  # each seat's collections, by kind
+    loose: dict[int, list[str]] | None = None  # exposed cards in no collection
+    points: dict[int, int] | None = None
+    skip: list[int] | None = None  # exactly these seats skip their next turn
+    blitz_mode: bool | None = None
+    rush: bool | None = None
+    exposes_left: int | None = None
+    possible: list[dict[str, Any]] | None = None  # moves with these fields are legal
+    illegal: list[dict[str, Any]] | None = None  # and these are not
+
+
+VOCABULARY = Vocabulary(BlitzPosition, BlitzExpect)
+EXPECT_KEYS = tuple(VOCABULARY.game_keys())
 CARD_FIELDS = {"card", "took", "gave"}
 CARDS_FIELDS = {"cards"}
 PLAYER_FIELDS = {"owner", "target", "against"}
 PLAYERS_FIELDS = {"targets", "skips", "winners"}
-EXPECT_KEYS = (
-    "hands",
-    "hand_sizes",
-    "collections",
-    "loose",
-    "points",
-    "deck",
-    "discards",
-    "skip",
-    "blitz_mode",
-    "rush",
-    "turn_player",
-    "exposes_left",
-    "possible",
-    "illegal",
-)
 RAINBOW_NAME = "diverse"
 
 
@@ -69,9 +84,7 @@ def setup(
     players: int = 2,
     options: Mapping[str, Any] | None = None,
 ) -> BlitzState:
-    unknown = set(position) - POSITION_KEYS
-    if unknown:
-        raise ValueError(f"unknown position keys: {', '.join(sorted(unknown))}")
+    spec = BlitzPosition.model_validate(position)
     state = configure(table, players, options or {}, Chance(0))
     inst = state.inst
     free: dict[int, list[int]] = {d: [] for d in range(len(table.codes))}
@@ -79,55 +92,50 @@ def setup(
         if c not in inst.aside:
             free[inst.card[c]].append(c)
 
-    def take(where: str, codes: Any) -> list[int]:
+    def take(loc: list[str | int], codes: Sequence[str]) -> list[int]:
         out = []
-        for code in codes or []:
+        for code in codes:
             if code not in table.by_code:
-                raise ValueError(f"{where}: no card '{code}'")
+                raise ScenarioError(f"no card '{code}'", loc)
             spare = free[table.by_code[code]]
             if not spare:
-                raise ValueError(f"{where}: no copy of '{code}' is left")
+                raise ScenarioError(f"no copy of '{code}' is left", loc)
             out.append(spare.pop(0))
         return out
 
-    def seat(where: str, p: Any) -> int:
-        p = int(p) if str(p).isdigit() else p
-        if not isinstance(p, int) or not 1 <= p <= players:
-            raise ValueError(f"{where}: player {p!r} is not one of 1..{players}")
-        return p - 1
-
-    for p, codes in (position.get("hands") or {}).items():
-        state.hands[seat("hands", p)] = take(f"hands.{p}", codes)
-    for p, codes in (position.get("tables") or {}).items():
-        q = seat("tables", p)
-        state.loose[q] = take(f"tables.{p}", codes)
-        state._arrange(q)
-    state.discards = take("discards", position.get("discards"))
-    if position.get("blitz_played"):
-        state.shown = take("blitz_played", [table.codes[table.role_card(BLITZ)]])
+    for p, seat in spec.seats.items():
+        state.hands[p - 1] = take(["seats", p, "hand"], seat.hand)
+    for p, seat in spec.seats.items():
+        if seat.table:
+            state.loose[p - 1] = take(["seats", p, "table"], seat.table)
+            state._arrange(p - 1)
+    state.discards = take(["piles", "discard"], spec.piles.discard)
+    if spec.blitz_played:
+        state.shown = take(["blitz_played"], [table.codes[table.role_card(BLITZ)]])
         state.blitz_mode = True
     rest = sorted(c for cs in free.values() for c in cs)
-    if "deck" in position:
-        state.deck = take("deck", position["deck"])[::-1]
+    if spec.piles.draw is not None:
+        state.deck = take(["piles", "draw"], spec.piles.draw)[::-1]
         state.aside += sorted(set(rest) - set(state.deck))
     else:
         state.deck = rest
         state.chance.shuffle("mazzo", state.deck)
     state.log.clear()
     state.empty = [not hand for hand in state.hands]  # as if each ended a turn so
-    for p in position.get("skip") or []:
-        state.skip[seat("skip", p)] = True
-    state.turn_player = seat("turn", position.get("turn", 1))
-    phase = position.get("phase", "start")
-    if phase == MAIN:
+    for p in spec.skip:
+        if not 1 <= p <= players:
+            raise ScenarioError(f"seat {p} is not one of 1..{players}", ["skip"])
+        state.skip[p - 1] = True
+    state.turn_player = (spec.turn or 1) - 1
+    if spec.phase == MAIN:
         state.phase = MAIN
         state.turn = 1
-        state.exposed = int(position.get("exposed", 0))
+        state.exposed = spec.exposed
         state.exposes_left = max(0, 1 - state.exposed)
-        state.action_used = bool(position.get("action_used", False))
-    elif phase != "start":
-        raise ValueError(f"phase: '{phase}' is not start or main")
+        state.action_used = spec.action_used
     state._settle()
+    if state.log and state.log[0].kind == "turn":
+        del state.log[0]  # the position says whose turn it is; what the engine then plays is news
     return state
 
 
@@ -208,6 +216,7 @@ def describe_event(table: CardTable, event: Event) -> dict[str, Any]:
 
 
 def check(state: BlitzState, key: str, want: Any) -> list[str]:
+    """Failures of one BLITZ expectation, one line each."""
     table = state.table
     code = table.codes
     card = state.inst.card
@@ -217,18 +226,14 @@ def check(state: BlitzState, key: str, want: Any) -> list[str]:
 
     def per_player(got: Any) -> list[str]:
         out = []
-        for p, value in dict(want).items():
-            have = got(int(p) - 1)
+        for p, value in want.items():
+            have = got(p - 1)
             if isinstance(value, list):
                 value = sorted(value)
             if have != value:
                 out.append(f"{key} of player {p}: expected {value!r}, got {have!r}")
         return out
 
-    if key == "hands":
-        return per_player(lambda p: codes(state.hands[p]))
-    if key == "hand_sizes":
-        return per_player(lambda p: len(state.hands[p]))
     if key == "collections":
         return per_player(lambda p: sorted(key_name(table, k) for k, _ in state.comp[p]))
     if key == "loose":
@@ -244,18 +249,12 @@ def check(state: BlitzState, key: str, want: Any) -> list[str]:
                 out.append(f"{spec} should {'' if key == 'possible' else 'not '}be legal")
         return out
     got: Any
-    if key == "deck":
-        got = len(state.deck)
-    elif key == "discards":
-        got = [code[card[c]] for c in state.discards]
-    elif key == "skip":
+    if key == "skip":
         got = [p + 1 for p in range(state.num_players) if state.skip[p]]
     elif key == "blitz_mode":
         got = state.blitz_mode
     elif key == "rush":
         got = state.rush_on
-    elif key == "turn_player":
-        got = state.turn_player + 1
     elif key == "exposes_left":
         got = state.exposes_left
     else:
@@ -267,6 +266,7 @@ def position_lines(
     table: CardTable, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
 ) -> list[str]:
     """The position in Italian, for the rulebook and the site."""
+    spec = BlitzPosition.model_validate(position)
     names = {code: r.name for code, r in zip(table.codes, table.records, strict=True)}
 
     def cards(codes: Sequence[str]) -> str:
@@ -276,26 +276,24 @@ def position_lines(
     head = f"{players} giocatori" + (f" {mode}" if mode else "")
     if options.get("rush"):
         head += ", con il Rush BLITZ concordato"
-    if position.get("blitz_played") or options.get("blitz_mode"):
+    if spec.blitz_played or options.get("blitz_mode"):
         head += ", in modalità BLITZ"
-    turn = position.get("turn", 1)
-    when = "ha già pescato" if position.get("phase") == MAIN else "inizia il turno"
-    out = [f"- {head}; tocca al Giocatore {turn}, che {when}."]
-    hands = {int(k): v for k, v in (position.get("hands") or {}).items()}
-    tables = {int(k): v for k, v in (position.get("tables") or {}).items()}
+    when = "ha già pescato" if spec.phase == MAIN else "inizia il turno"
+    out = [f"- {head}; tocca al Giocatore {spec.turn or 1}, che {when}."]
     for p in range(1, players + 1):
-        parts = [f"in mano {cards(hands.get(p, []))}"]
-        if tables.get(p):
-            parts.append(f"sul tavolo {cards(tables[p])}")
+        seat = spec.seats.get(p, BlitzSeat())
+        parts = [f"in mano {cards(seat.hand)}"]
+        if seat.table:
+            parts.append(f"sul tavolo {cards(seat.table)}")
         out.append(f"- Giocatore {p}: " + "; ".join(parts) + ".")
-    if "deck" in position:
-        deck = position["deck"]
+    deck = spec.piles.draw
+    if deck is not None:
         out.append(
             f"- Mazzo di pesca: {len(deck)} carte"
             + (f", in cima {cards(deck[:3])}." if deck else ".")
         )
-    if position.get("discards"):
-        out.append(f"- Negli scarti: {cards(position['discards'])}.")
+    if spec.piles.discard:
+        out.append(f"- Negli scarti: {cards(spec.piles.discard)}.")
     return out
 
 

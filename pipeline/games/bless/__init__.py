@@ -14,6 +14,7 @@ PLUGIN = GamePlugin(
     check=check,
     engine="pipeline.games.bless.engine:build_rules",
     agents="pipeline.games.bless.agents:AGENTS",
+    scenario="pipeline.games.bless.scenario:VOCABULARY",
 )
 
 __all__ = ["DATA_MODELS", "NO_EFFECT", "PLUGIN", "BlessEffects", "CardProblem", "check", "summary"]

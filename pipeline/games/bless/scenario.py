@@ -1,9 +1,13 @@
-"""Bless's scenario vocabulary (format 2): what a position, a move and an expectation say.
+"""Bless's words for worked examples (the shared vocabulary: pipeline/engine/scenario.py).
 
-Players are 1 and 2, cards are named by code, zones by name (``hand-1``, ``maledizioni-2``,
-``preghiere-1``, ``altare-2``, ``mazzo``, ``vuoto``). A position may start at the end of the
-turn (``phase: end``), with a Barriera already in force and with what was already used
-this turn (Maledizioni that attacked, Preghiere invoked, Eco that already answered).
+Players are seats 1 and 2, cards are named by code. A seat's zones are ``hand``, ``curses``
+(its Maledizioni, each Corrotta or in Stasi if said so), ``prayers`` (its Preghiere, a
+Legame with its ``host``) and ``altar``; the piles are ``draw`` (the Mazzo, top card first)
+and ``discard`` (the Vuoto, bottom first). A position may start at the end of the turn
+(``phase: end``), with a Barriera already in force (``barrier``) and with what was already
+used this turn (Maledizioni that ``attacked``, Preghiere ``invoked``, Eco that
+``responded``). Zone names in expectations: ``hand-1``, ``curses-2``, ``prayers-1``,
+``altar-2``, ``draw``, ``discard``.
 """
 
 from __future__ import annotations
@@ -11,12 +15,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field
 
 from pipeline.engine.core import Action, Chance, Event
-from pipeline.engine.scenario import PositionView
+from pipeline.engine.scenario import (
+    Expect,
+    Piles,
+    Position,
+    PositionView,
+    ScenarioError,
+    Seat,
+    Strict,
+    Vocabulary,
+)
 
-from .common import EVENT_FIELDS, KINDS, zone_name
+from .common import EVENT_FIELDS
 from .compiler import (
     ALT,
     HAND,
@@ -36,72 +49,72 @@ from .state import BlessGame
 
 FORMA_NAMES = {1: "Luce", 2: "Ombra", 3: "Duale"}
 KEYWORDS = ("Rivalita", "Impatto", "Barriera", "Fato")
-PILE_CODES = {"mazzo": MAZZO, "vuoto": VUOTO}
+SEAT_ZONES = {HAND: "hand", MAL: "curses", PRE: "prayers", ALT: "altar"}
 CARD_FIELDS = ("card", "attacker", "defender", "legame", "host", "of")
 CARD_LISTS = ("cards", "set_aside", "drawn", "targets")
 CHOICE_WORDS = {"yes": 1, "no": 0, "pari": 0, "dispari": 1, "Luce": LUCE, "Ombra": OMBRA}
 CLASH_RESULTS = ("attacker", "defender", "tie")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Curse(Strict):
+    """A Maledizione in play."""
 
-
-class Maledizione(_Strict):
     card: str
-    corrotta: bool = False
-    stasi: bool = False
+    corrupted: bool = False
+    stasis: bool = False
 
 
-class Preghiera(_Strict):
+class Prayer(Strict):
+    """A Preghiera in play."""
+
     card: str
     host: str | None = None  # a Legame's Maledizione
 
 
-class Side(_Strict):
+class BlessSeat(Seat):
     hand: list[str] = []
-    maledizioni: list[str | Maledizione] = []
-    preghiere: list[str | Preghiera] = []
-    altare: list[str] = []
+    curses: list[str | Curse] = []
+    prayers: list[str | Prayer] = []
+    altar: list[str] = []
 
 
-class FinalTurns(_Strict):
+class BlessPiles(Piles):
+    discard: list[str] = []  # the Vuoto, bottom first
+
+
+class FinalTurns(Strict):
     by: Literal[1, 2]
     how: Literal["altare", "mazzo"] = "altare"
     last_turn: int
 
 
-class Position(_Strict):
-    """Cards not placed anywhere go to the Mazzo, under those listed on top of it."""
+class BlessPosition(Position[BlessSeat, BlessPiles]):
+    """Cards not placed anywhere go to the Mazzo, under those listed on top of it. The turn
+    is seat 1's (``turn``), turn number 3, unless said otherwise."""
 
     seed: int = 0
     dice: list[int] = []  # die rolls for Fato clashes, in order
-    turn: int = 3
-    active: Literal[1, 2] = 1
     first: Literal[1, 2] = 1
     phase: Literal["main", "end"] = "main"  # end: the turn ends now (its Mulligan is next)
-    actions: int = Field(3, ge=0)
-    scores: list[int] = Field([0, 0], min_length=2, max_length=2)
-    players: list[Side] = Field(min_length=2, max_length=2)
-    mazzo: list[str] = []  # on top of the Mazzo, the first is the top card
-    vuoto: list[str] = []  # from the bottom of the Vuoto to its top
+    actions: int = Field(default=3, ge=0)
+    scores: list[int] = Field(default=[0, 0], min_length=2, max_length=2)
     attacked: list[str] = []  # Maledizioni that already attacked this turn
     invoked: list[str] = []  # Preghiere already invoked this turn
     responded: list[str] = []  # Eco that already answered this turn
-    barriera: list[str] = []  # Maledizioni whose Barriera is in force this turn
+    barrier: list[str] = []  # Maledizioni whose Barriera is in force this turn
     final: FinalTurns | None = None
 
 
-class CardState(_Strict):
+class CardState(Strict):
     """What a card is now; only the fields given are checked (false checks the negative)."""
 
     zone: str | None = None
-    corrotta: bool | None = None
-    stasi: bool | None = None
-    barriera: bool | None = None  # its Barriera holds this turn
-    occhio: int | None = None
+    corrupted: bool | None = None
+    stasis: bool | None = None
+    barrier: bool | None = None  # its Barriera holds this turn
+    eye: int | None = None  # its Occhio now
     karma: int | None = None
-    forma: Literal["Luce", "Ombra", "Duale"] | None = None
+    form: Literal["Luce", "Ombra", "Duale"] | None = None
     keywords: list[str] | None = None  # exactly these keywords now
     has: list[str] | None = None  # at least these
     lacks: list[str] | None = None  # none of these
@@ -109,32 +122,39 @@ class CardState(_Strict):
     answered: bool | None = None  # an Eco that already answered this turn
 
 
-EXPECT_KEYS = (
-    "scores",
-    "zones",
-    "cards",
-    "piles",
-    "top",
-    "corrotta",
-    "pura",
-    "stasi",
-    "occhio",
-    "karma",
-    "host",
-    "actions",
-    "active",
-    "turn",
-    "final",
-    "illegal",
-)
+class FinalCheck(Strict):
+    by: int | None = None
+    how: str | None = None
+    last_turn: int | None = None
 
 
-class ScenarioError(ValueError):
-    """A bad position or move; ``loc`` says where inside it (for the file's line)."""
+class BlessExpect(Expect):
+    scores: list[int] | None = None
+    zones: dict[str, str] | None = None  # card -> its zone (hand-1, curses-2, draw ...)
+    cards: dict[str, CardState] | None = None
+    top: dict[Literal["draw", "discard"], str | None] | None = None  # a pile's top card
+    corrupted: list[str] | None = None  # these Maledizioni are in play and Corrotte
+    pure: list[str] | None = None  # these are in play and Pure
+    stasis: list[str] | None = None  # these are in play and in Stasi
+    eye: dict[str, int] | None = None  # a card's Occhio now
+    karma: dict[str, int] | None = None
+    host: dict[str, str | None] | None = None  # a Legame's host
+    actions: int | None = None  # the Azioni left
+    final: FinalCheck | None = None  # the final turns
+    illegal: list[Any] | None = None  # these moves are not legal now
 
-    def __init__(self, message: str, loc: Sequence[str | int] = ()):
-        super().__init__(message)
-        self.loc = tuple(loc)
+
+VOCABULARY = Vocabulary(BlessPosition, BlessExpect)
+EXPECT_KEYS = tuple(VOCABULARY.game_keys())
+
+
+def zone_label(zone: int) -> str:
+    """A zone as scenarios name it: hand-1, curses-2, prayers-1, altar-2, draw, discard."""
+    if zone == MAZZO:
+        return "draw"
+    if zone == VUOTO:
+        return "discard"
+    return f"{SEAT_ZONES[zone >> 1]}-{(zone & 1) + 1}"
 
 
 def place(
@@ -216,18 +236,48 @@ def place(
 def setup(
     deck: BlessDeck, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
 ) -> BlessGame:
+    spec = BlessPosition.model_validate(position)
     try:
-        spec = Position.model_validate(position)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        loc = [x for x in error["loc"] if isinstance(x, str | int)]
-        raise ScenarioError(error["msg"], loc) from exc
-    raw = spec.model_dump(exclude_none=True)
-    raw["altar"] = int(options.get("altar", 5))
-    try:
-        return place(deck, raw, spec.seed, spec.dice)
+        return place(deck, _placement(spec, int(options.get("altar", 5))), spec.seed, spec.dice)
     except KeyError as exc:
-        raise ScenarioError(exc.args[0]) from exc
+        raise ScenarioError(exc.args[0]) from None
+
+
+def _placement(spec: BlessPosition, altar: int) -> dict[str, Any]:
+    """The position as ``place`` takes it."""
+    turn = spec.turn_number or 3
+    sides = []
+    for p in (1, 2):
+        seat = spec.seats.get(p, BlessSeat())
+        curses = [Curse(card=c) if isinstance(c, str) else c for c in seat.curses]
+        prayers = [Prayer(card=c) if isinstance(c, str) else c for c in seat.prayers]
+        sides.append(
+            {
+                "hand": seat.hand,
+                "maledizioni": [
+                    {"card": c.card, "corrotta": c.corrupted, "stasi": c.stasis} for c in curses
+                ],
+                "preghiere": [pr.model_dump(exclude_none=True) for pr in prayers],
+                "altare": seat.altar,
+            }
+        )
+    return {
+        "altar": altar,
+        "players": sides,
+        "mazzo": spec.piles.draw or [],
+        "vuoto": spec.piles.discard,
+        "attacked": spec.attacked,
+        "invoked": spec.invoked,
+        "responded": spec.responded,
+        "barriera": spec.barrier,
+        "turn": turn,
+        "active": spec.turn or 1,
+        "first": spec.first,
+        "actions": spec.actions,
+        "scores": spec.scores,
+        "final": spec.final.model_dump() if spec.final else None,
+        "phase": spec.phase,
+    }
 
 
 def parse_action(state: BlessGame, spec: Any) -> Action:
@@ -309,7 +359,7 @@ def describe_event(deck: BlessDeck, event: Event) -> dict[str, Any]:
         elif name in CARD_LISTS and isinstance(value, tuple):
             value = [deck.code(c) for c in value]
         elif name == "zone" and isinstance(value, int):
-            value = zone_name(2 * value)[:-2] if value >= HAND else zone_name(value)
+            value = SEAT_ZONES[value] if value >= HAND else zone_label(value)
         elif name == "result" and event.kind == "clash":
             value = CLASH_RESULTS[value]
         out[name] = value
@@ -320,9 +370,9 @@ def describe_event(deck: BlessDeck, event: Event) -> dict[str, Any]:
 
 
 def check(state: BlessGame, key: str, want: Any) -> list[str]:
-    deck = state.deck
+    """Failures of one Bless expectation, one line each."""
+    deck, g = state.deck, state
     out: list[str] = []
-    g = state
 
     def same(label: str, got: Any, value: Any) -> None:
         if got != value:
@@ -333,30 +383,22 @@ def check(state: BlessGame, key: str, want: Any) -> list[str]:
             same("scores", list(g.scores), want)
         elif key == "zones":
             for code, zone in want.items():
-                same(f"zone of {code}", zone_name(g.zone[deck.card(code)]), zone)
+                same(f"zone of {code}", zone_label(g.zone[deck.card(code)]), zone)
         elif key == "cards":
             for code, fields in want.items():
                 out += _card_state(deck, g, code, CardState.model_validate(fields))
-        elif key == "piles":
-            for name, value in want.items():
-                pile = _pile(deck, g, name)
-                if isinstance(value, int):
-                    same(f"size of {name}", len(pile), value)
-                else:
-                    same(f"{name}", _listed(deck, name, pile), value)
         elif key == "top":
             for name, code in want.items():
-                listed = _listed(deck, name, _pile(deck, g, name))
-                top = (listed[0] if name == "mazzo" else listed[-1]) if listed else None
-                same(f"top of {name}", top, code)
-        elif key in ("corrotta", "pura", "stasi"):
-            flags, value = (g.stasi, 1) if key == "stasi" else (g.corrupt, int(key != "pura"))
+                pile = g.piles[MAZZO if name == "draw" else VUOTO]
+                same(f"top of {name}", deck.code(pile[-1]) if pile else None, code)
+        elif key in ("corrupted", "pure", "stasis"):
+            flags, value = (g.stasi, 1) if key == "stasis" else (g.corrupt, int(key != "pure"))
             for code in want:
                 c = deck.card(code)
                 if flags[c] != value or g.zone[c] >> 1 != MAL:
                     out.append(f"{code} is not {key}")
-        elif key in ("occhio", "karma"):
-            stat = OCC if key == "occhio" else KAR
+        elif key in ("eye", "karma"):
+            stat = OCC if key == "eye" else KAR
             for code, value in want.items():
                 same(f"{key} of {code}", g.stat(deck.card(code), stat), value)
         elif key == "host":
@@ -365,10 +407,6 @@ def check(state: BlessGame, key: str, want: Any) -> list[str]:
                 same(f"host of {code}", deck.code(got) if got >= 0 else None, host)
         elif key == "actions":
             same("actions", g.actions, want)
-        elif key == "active":
-            same("active player", g.active + 1, want)
-        elif key == "turn":
-            same("turn", g.turn, want)
         elif key == "illegal":
             legal = g.legal_actions()
             for spec in want:
@@ -377,38 +415,24 @@ def check(state: BlessGame, key: str, want: Any) -> list[str]:
         elif key == "final":
             final = {"by": g.final_by + 1, "how": g.final_how, "last_turn": g.final_last}
             same("final turns", {k: final.get(k) for k in want}, want)
-    except (KeyError, ValueError, AttributeError, TypeError) as exc:
+        else:
+            out.append(f"unknown expectation '{key}' (known: {', '.join(EXPECT_KEYS)})")
+    except (KeyError, ValueError) as exc:
         out.append(f"{key}: cannot check {want!r} ({exc})")
     return out
-
-
-def _pile(deck: BlessDeck, g: BlessGame, name: str) -> list[int]:
-    if name in PILE_CODES:
-        return list(g.piles[PILE_CODES[name]])
-    kind, _, player = name.rpartition("-")
-    codes = {v: k for k, v in KINDS.items()}
-    if kind not in codes or player not in ("1", "2"):
-        raise KeyError(f"no pile '{name}' (mazzo, vuoto, hand-1, altare-2 ...)")
-    return list(g.piles[2 * codes[kind] + int(player) - 1])
-
-
-def _listed(deck: BlessDeck, name: str, pile: list[int]) -> list[str]:
-    """A pile as a position lists it: the Mazzo from its top, the rest bottom first."""
-    codes = [deck.code(c) for c in pile]
-    return codes[::-1] if name == "mazzo" else codes
 
 
 def _card_state(deck: BlessDeck, g: BlessGame, code: str, want: CardState) -> list[str]:
     c = deck.card(code)
     on_field = g.zone[c] >> 1 == MAL
     got: dict[str, Any] = {
-        "zone": zone_name(g.zone[c]),
-        "corrotta": on_field and bool(g.corrupt[c]),
-        "stasi": on_field and bool(g.stasi[c]),
-        "barriera": g.barrier[c] == g.turn,
-        "occhio": g.stat(c, OCC),
+        "zone": zone_label(g.zone[c]),
+        "corrupted": on_field and bool(g.corrupt[c]),
+        "stasis": on_field and bool(g.stasi[c]),
+        "barrier": g.barrier[c] == g.turn,
+        "eye": g.stat(c, OCC),
         "karma": g.stat(c, KAR),
-        "forma": FORMA_NAMES[g.forma(c)],
+        "form": FORMA_NAMES[g.forma(c)],
         "keywords": [k for k in KEYWORDS if g.has(c, k)],
         "host": deck.code(g.host[c]) if g.host[c] >= 0 else None,
         "answered": g.responded[c] == g.turn,
@@ -434,39 +458,40 @@ def _card_state(deck: BlessDeck, g: BlessGame, code: str, want: CardState) -> li
 def position_lines(
     deck: BlessDeck, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
 ) -> list[str]:
-    spec = Position.model_validate(position)
+    spec = BlessPosition.model_validate(position)
 
     def name(code: str) -> str:
         return str(deck.cards[deck.card(code)].name)
 
     out = [
-        f"- Turno {spec.turn} di {player_name(spec.active - 1)}, con "
+        f"- Turno {spec.turn_number or 3} di {player_name((spec.turn or 1) - 1)}, con "
         f"{spec.actions} Azioni; punti {spec.scores[0]} a {spec.scores[1]}."
     ]
-    for p, side in enumerate(spec.players):
+    for p in (1, 2):
+        seat = spec.seats.get(p, BlessSeat())
         parts = []
-        if side.hand:
-            parts.append("in mano " + ", ".join(name(c) for c in side.hand))
-        for item in side.maledizioni:
-            m = Maledizione(card=item) if isinstance(item, str) else item
-            state = "Corrotta" if m.corrotta else "Pura"
-            stasi = ", in Stasi" if m.stasi else ""
-            parts.append(f"Maledizione {name(m.card)} ({state}{stasi})")
-        for prayer in side.preghiere:
-            pr = Preghiera(card=prayer) if isinstance(prayer, str) else prayer
-            bond = f", legata a {name(pr.host)}" if pr.host else ""
-            parts.append(f"Preghiera {name(pr.card)}{bond}")
-        if side.altare:
-            parts.append(f"{len(side.altare)} carte nell'Altare")
+        if seat.hand:
+            parts.append("in mano " + ", ".join(name(c) for c in seat.hand))
+        for item in seat.curses:
+            curse = Curse(card=item) if isinstance(item, str) else item
+            state = "Corrotta" if curse.corrupted else "Pura"
+            stasis = ", in Stasi" if curse.stasis else ""
+            parts.append(f"Maledizione {name(curse.card)} ({state}{stasis})")
+        for entry in seat.prayers:
+            prayer = Prayer(card=entry) if isinstance(entry, str) else entry
+            bond = f", legata a {name(prayer.host)}" if prayer.host else ""
+            parts.append(f"Preghiera {name(prayer.card)}{bond}")
+        if seat.altar:
+            parts.append(f"{len(seat.altar)} carte nell'Altare")
         text = "; ".join(parts) if parts else "niente in campo"
-        out.append(f"- {player_name(p)}: {text}.")
-    if spec.vuoto:
-        out.append("- Nel Vuoto: " + ", ".join(name(c) for c in spec.vuoto) + ".")
+        out.append(f"- {player_name(p - 1)}: {text}.")
+    if spec.piles.discard:
+        out.append("- Nel Vuoto: " + ", ".join(name(c) for c in spec.piles.discard) + ".")
     if spec.responded:
         answered = ", ".join(name(c) for c in spec.responded)
         out.append(f"- Hanno già risposto in questo turno: {answered}.")
-    if spec.barriera:
-        out.append("- Barriera in corso: " + ", ".join(name(c) for c in spec.barriera) + ".")
+    if spec.barrier:
+        out.append("- Barriera in corso: " + ", ".join(name(c) for c in spec.barrier) + ".")
     if spec.phase == "end":
         out.append("- Il turno sta finendo.")
     return out

@@ -70,6 +70,14 @@ def test_one_or_two_workers_give_the_same_report(cli: Any, built_once: Path) -> 
     assert one.stdout == two.stdout
 
 
+def test_a_local_dask_cluster_gives_the_same_report(cli: Any, built_once: Path) -> None:
+    pytest.importorskip("distributed", reason="the extra cartiera[cluster] is needed")
+    args = ("balance", "mazzo", "--games", "60", "--variant", "spia.copies=2", "--format", "json")
+    one, dask = cli(built_once, *args), cli(built_once, *args, "--cluster", "local:2")
+    assert one.exit_code == dask.exit_code == 0, one.output + dask.output
+    assert one.stdout == dask.stdout
+
+
 def test_off_parity_figures_are_marked_past_the_threshold(built_once: Path) -> None:
     report = balance(open_project(built_once), "mazzo", 60, 1, threshold=0.0)
     (count,) = report.counts

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from .project import Project
 
+OFFLINE_ZIP = "cartiera-sito-offline.zip"  # the offline site, in build/downloads/
+
 
 @dataclass(frozen=True)
 class Artifact:

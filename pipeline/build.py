@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
-from .artifacts import artifacts
+from .artifacts import OFFLINE_ZIP, artifacts
 from .database import build_database, is_current, sorted_dump
 from .lock import die_with_parent, holding_lock
 from .output import atomic_write
@@ -52,7 +52,6 @@ def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
         Step(a.step, slug, a.kind, a.options, (a.path,)) for slug in slugs for a in artifacts(slug)
     ]
     from .engine.registry import plugin
-    from .site import OFFLINE_ZIP
 
     steps += [
         Step(f"balance {slug}", slug, "balance", (), (f"build/balance/{slug}/figures.json",))

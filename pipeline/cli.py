@@ -119,9 +119,11 @@ def _problem_line(problem: Problem, command: str) -> str:
 def _database_failure(exc: Exception) -> bool:
     import sqlite3
 
-    from sqlalchemy.exc import DatabaseError
-
-    return isinstance(exc, (DatabaseError, sqlite3.DatabaseError))
+    # SQLAlchemy's errors come from a loaded SQLAlchemy: a command that never opened the
+    # database (and every typer.Exit passes here) does not import it (0.3 s or more)
+    errors = sys.modules.get("sqlalchemy.exc")
+    database_errors = (sqlite3.DatabaseError, *([errors.DatabaseError] if errors else []))
+    return isinstance(exc, database_errors)
 
 
 def _first_line(exc: Exception) -> str:

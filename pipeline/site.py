@@ -31,7 +31,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from . import gamespec
-from .artifacts import artifacts
+from .artifacts import OFFLINE_ZIP, artifacts
 from .catalog import AttributeInfo, CardInfo, GameInfo, game_slugs, read_game
 from .database import open_engine
 from .lock import holding_lock
@@ -69,7 +69,6 @@ from .site_rules import (
 from .templating import environment
 
 GENERATED = ("index.md", "giochi", "scarica")
-OFFLINE_ZIP = "cartiera-sito-offline.zip"
 QUERY_SCRIPT = "assets/query.js"
 # The cards the query box searches, as a script (a page opened from file:// may not fetch a
 # JSON file): the same folding, vocabularies and values as pipeline.search.

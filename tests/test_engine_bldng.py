@@ -123,7 +123,7 @@ def test_giocatori(rules):
     for players in range(2, 7):
         assert rules.new_game(1, players).num_players == players
     for players in (1, 7):
-        with pytest.raises(ValueError, match="2 to 6"):
+        with pytest.raises(ValueError, match="bldng is played by 2-6 players"):
             rules.new_game(1, players)
 
 

@@ -572,10 +572,10 @@ def test_modalita_blitz(rules):
 # -- 7. end and points --------------------------------------------------------------------
 
 
-def test_collezioni_per_vincere(rules):
+def test_collezioni_per_vincere(rules, ten_seats):
     assert at(rules, **MAIN, hands={1: ["fuoco"]}, deck=DECK).needed == 3
     state = at(
-        rules,
+        ten_seats,
         6,
         **MAIN,
         hands={1: ["ruba-x1", "fuoco"]},

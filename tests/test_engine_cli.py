@@ -16,7 +16,7 @@ BAD = [
     ("sim-games", ["simulate", "bless", "--games", "0"], 2, "--games"),
     ("sim-seed", ["simulate", "bless", "--seed", "uno"], 2, "--seed"),
     ("sim-jobs", ["simulate", "bless", "--jobs", "0"], 2, "--jobs"),
-    ("sim-agent", ["simulate", "bless", "--agents", "furbo"], 2, "agents: random, greedy"),
+    ("sim-agent", ["simulate", "bless", "--agents", "furbo"], 2, "agents: random, search, greedy"),
     ("sim-agents", ["simulate", "bless", "--agents", "random,random,random"], 2, "one per"),
     ("sim-players", ["simulate", "bless", "--players", "3"], 2, "played by 2 players"),
     ("sim-players-word", ["simulate", "bless", "--players", "tre"], 2, "--players"),

@@ -623,7 +623,7 @@ def test_rising_sun_contenuto(rules):
 
 
 def test_otto_giocatori(rules):
-    with pytest.raises(ValueError, match="3 to 7 players"):
+    with pytest.raises(ValueError, match="samurai-sword is played by 3-7 players, not 8"):
         rules.new_game(1, 8)
 
 

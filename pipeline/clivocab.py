@@ -214,6 +214,9 @@ class CartieraGroup(TyperGroup):
         try:
             code = run(standalone_mode=False)
         except _UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `cartiera` alone: the help
+                exc.show()  # type: ignore[attr-defined]
+                sys.exit(exc.exit_code)  # type: ignore[attr-defined]
             ctx = getattr(exc, "ctx", None)
             where = ctx.command_path if ctx is not None else "cartiera"
             message = " ".join(exc.format_message().split()).rstrip(".")  # type: ignore[attr-defined]

@@ -128,6 +128,13 @@ def test_a_usage_error_is_one_line_in_one_shape(
     assert says in line and line.endswith(f"(fix: see `{command} --help`)")
 
 
+@pytest.mark.parametrize("group", [[], ["db"]])
+def test_a_group_alone_shows_its_help(group: list[str]) -> None:
+    run = invoke(None, *group)
+    assert run.output.startswith(f"Usage: {' '.join(['cartiera', *group])} [OPTIONS] COMMAND")
+    assert "error:" not in run.output
+
+
 def test_a_data_error_names_the_command_or_the_file(tmp_path: Path) -> None:
     (tmp_path / "games").mkdir()
     run = invoke(tmp_path, "--db", str(tmp_path / "none.db"), "search", "re")

@@ -443,6 +443,66 @@ def test_a_refused_legal_option_and_play_report_every_failed_check(scratch: Path
     assert "Traceback" not in run.output
 
 
+# What the engine plays by itself once the position is placed is a step like the others.
+AUTO = {
+    "mazzo": """\
+format: 3
+title: Prova
+clauses: [ultima-carta]
+position:
+  seats:
+    1: {hand: [spia]}
+    2: {hand: [gigante]}
+steps:
+  - expect:
+      events:
+        - {kind: last_card, player: 1, card: spia, other: gigante}
+        - {kind: clash, value: 10, other_value: 10, winner: 0}
+      seats: {1: {hand: 0, loot: 1}, 2: {hand: 0, loot: 1}}
+""",
+    "bldng": """\
+format: 3
+title: Prova
+clauses: [prime-pescate]
+players: 2
+position:
+  seats:
+    1:
+      project: scacchiera
+      site: [cerchio-blu, cerchio-verde, quadrato-giallo, quadrato-rosso, rettangolo-blu,
+        rettangolo-verde, triangolo-giallo, cerchio-rosso]
+    2: {project: vetrata, site: [cerchio-rosso]}
+  piles:
+    draw: [reverse, quadrato-verde, cerchio-giallo]
+steps:
+  - expect:
+      events:
+        - {kind: whathappens, player: 1, card: reverse}
+        - {kind: reverse, player: 1}
+        - {kind: draw, player: 1, card: quadrato-verde}
+      decision: discard
+      seats: {1: {site: 9}}
+      piles: {draw: [cerchio-giallo], discard: [reverse]}
+""",
+}
+
+
+@pytest.mark.parametrize("slug", sorted(AUTO))
+def test_what_the_engine_plays_by_itself_is_narrated_and_checked(
+    project, rules_of, slug: str
+):
+    path = _write(Path(project.root), slug, AUTO[slug], "zz-auto")
+    try:
+        result = run_example(project, slug, "zz-auto", rules_of(slug))
+        path.write_text(AUTO[slug].replace("player: 1, card:", "player: 2, card:"), "utf-8")
+        wrong = run_example(project, slug, "zz-auto", rules_of(slug))
+    finally:
+        path.unlink()
+    assert result.passed, result.failures
+    assert len(result.narration) >= 2, result.narration
+    assert any("did not all happen" in f for f in wrong.failures), wrong.failures
+
+
 # Broken scenarios, a dozen per failure class: each ends `cartiera example` with exit 1 and
 # messages that name the file and the line; none with a traceback (invoke re-raises one).
 SAMURAI_HEAD = """\

@@ -122,6 +122,13 @@ class PositionView:
     piles: dict[str, list[Code]] = field(default_factory=dict)
 
 
+def forget_opening_turn(log: list[Any]) -> None:
+    """Forget the event that opens the position's own turn: the position says whose turn it
+    is. What the engine then plays by itself stays in the log, to be narrated and checked."""
+    if log and log[0].kind == "turn":
+        del log[0]
+
+
 @dataclass(frozen=True)
 class Vocabulary:
     """A game's scenario words: its position model and its expectation model."""

@@ -24,6 +24,7 @@ from pipeline.engine.scenario import (
     ScenarioError,
     Seat,
     Vocabulary,
+    forget_opening_turn,
 )
 
 from .cards import BldngCards, element_code
@@ -107,8 +108,7 @@ def setup(
         state.discard_by, state.discard_turn = state.previous, state.turn
     state.tasks = [("turn",)]
     state._run()
-    if state.log and state.log[0].kind == "turn":
-        del state.log[0]  # the position says whose turn it is; what the engine then plays is news
+    forget_opening_turn(state.log)
     return state
 
 

@@ -29,6 +29,7 @@ from pipeline.engine.scenario import (
     ScenarioError,
     Seat,
     Vocabulary,
+    forget_opening_turn,
 )
 
 from .cards import BLITZ, COLLECTIONS_NEEDED, RAINBOW, CardTable
@@ -134,8 +135,7 @@ def setup(
         state.exposes_left = max(0, 1 - state.exposed)
         state.action_used = spec.action_used
     state._settle()
-    if state.log and state.log[0].kind == "turn":
-        del state.log[0]  # the position says whose turn it is; what the engine then plays is news
+    forget_opening_turn(state.log)
     return state
 
 

@@ -24,6 +24,7 @@ from pipeline.engine.scenario import (
     ScenarioError,
     Seat,
     Vocabulary,
+    forget_opening_turn,
 )
 
 from .state import ABILITIES, EVENT_FIELDS, HAND, MazzoCards, MazzoState
@@ -81,8 +82,7 @@ def setup(
     state.attacker = (spec.turn or 1) - 1
     state.turn = (spec.turn_number or 1) - 1
     state._start_turn()
-    if state.log and state.log[0].kind == "turn":
-        del state.log[0]  # the position says whose turn it is; what the engine then plays is news
+    forget_opening_turn(state.log)
     state._auto()
     return state
 

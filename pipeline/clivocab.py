@@ -20,6 +20,8 @@ from typing import Any, NoReturn
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from .project import find_root
+
 
 @dataclass(frozen=True)
 class Meaning:
@@ -122,16 +124,14 @@ def complete_game(ctx: Any, param: Any, incomplete: str) -> list[str]:
     """The slugs of the project's games (folders of games/ holding a game.yaml), for shell
     completion: read from the disk, with no database and no heavy import."""
     given = ctx.find_root().params.get("project")
-    start = Path(given) if given else Path.cwd()
-    for folder in (start, *start.resolve().parents):
-        games = folder / "games"
-        if games.is_dir():
-            return sorted(
-                p.name
-                for p in games.iterdir()
-                if p.name.startswith(incomplete) and (p / "game.yaml").is_file()
-            )
-    return []
+    root = find_root(Path(given or Path.cwd()).resolve())
+    if root is None:
+        return []
+    return sorted(
+        p.name
+        for p in (root / "games").iterdir()
+        if p.name.startswith(incomplete) and (p / "game.yaml").is_file()
+    )
 
 
 class CartieraCommand(TyperCommand):

@@ -18,16 +18,17 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from .artifacts import OFFLINE_ZIP, artifacts
-from .database import build_database, is_current, sorted_dump
 from .lock import die_with_parent, holding_lock
 from .output import atomic_write
-from .play import DB_STAGES
 from .problems import Problem, SourceError
 from .project import Project
 from .validate import validate
+
+if TYPE_CHECKING:
+    from .load import LoadedGame
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class BuildReport:
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
     database_rebuilt: bool = False
+    database: str | None = None  # what was done to the database, or which one was used
 
 
 def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
@@ -130,18 +132,20 @@ def _digest_files(paths: Iterable[Path], root: Path) -> str:
     return digest.hexdigest()
 
 
-def stamps(project: Project, steps: Sequence[Step]) -> dict[str, str]:
-    """What each step depends on, as one digest per step."""
-    package = Path(__file__).resolve().parent
-    db = project.sqlite_path
-    content = hashlib.sha256("\n".join(sorted_dump(db)).encode()).hexdigest() if db else ""
-    code = _digest_files(package.rglob("*.py"), package)
+def stamps(project: Project, steps: Sequence[Step], content: str) -> dict[str, str]:
+    """What each step depends on, as one digest per step; `content` is the digest of the
+    database's content (database_digest)."""
+    from .render.cache import renderer_tag
+
+    code = _code_digest()
     templates = _digest_files(project.templates_dir.rglob("*"), project.root)
     hand_written = [p for p in (project.root / "site").rglob("*") if not _generated(project, p)]
     site = _digest_files([*hand_written, project.root / "mkdocs.yml"], project.root)
-    result = {}
+    result: dict[str, str] = {}
     for step in steps:
         parts = [content, code, templates, step.name, json.dumps(step.options)]
+        if step.kind in RENDERED:  # a WeasyPrint, PDFium or font upgrade changes the bytes
+            parts.append(renderer_tag())
         if step.kind == "balance":  # only the game's cards and engine: simulating is slow
             from .site_balance import stamp
 
@@ -150,9 +154,65 @@ def stamps(project: Project, steps: Sequence[Step]) -> dict[str, str]:
             # plan puts the site last, so their stamps are known: a zip made again is a
             # site made again)
             others = [result[s.name] for s in steps if s.kind != "site"]
-            parts += [site, json.dumps(others)]
+            parts += [site, json.dumps(others), site_tools()]
         result[step.name] = hashlib.sha256("|".join(parts).encode()).hexdigest()
     return result
+
+
+RENDERED = ("deck", "images", "rulebook", "site")  # the steps whose outputs renderers make
+
+
+def site_tools() -> str:
+    """The versions of what builds the site besides our code (MkDocs and its theme)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in ("mkdocs", "mkdocs-material"):
+        try:
+            found.append(f"{name}={version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name}=-")
+    return " ".join(found)
+
+
+def _code_digest() -> str:
+    package = Path(__file__).resolve().parent
+    return _digest_files(package.rglob("*.py"), package)
+
+
+DB_RECORD = "database.json"  # in build/: what the last build found cards.db made from
+
+
+def _database(project: Project, games: Sequence[LoadedGame]) -> tuple[bool, str | None, str]:
+    """refresh(), then database_digest(): whether the database was rebuilt, what to say, and
+    the digest of its content. Checking a SQLite file writes a whole database and plays every
+    worked example (most of a no-op build's time), so that is skipped while cards.db is, byte
+    for byte, the file the last build left and games/ and the code are what it came from."""
+    path = project.sqlite_path
+    record = project.build_dir / DB_RECORD
+    inputs = _digest_files(project.games_dir.rglob("*"), project.root) + _code_digest()
+    if path is not None and path.exists():  # (a server: another client may have written it)
+        try:
+            known = json.loads(record.read_text("utf-8"))
+        except (OSError, ValueError):
+            known = {}
+        if known.get("inputs") == inputs and known.get("file") == _sha256(path):
+            return False, None, str(known["content"])
+    # Imported here: a no-op build needs neither SQLAlchemy nor the engines (a second or two).
+    from .database import database_digest
+    from .play import DB_STAGES
+    from .shared_db import refresh
+
+    rebuilt, said = refresh(project, games, DB_STAGES)
+    content = database_digest(project)
+    if path is not None:
+        now = {"inputs": inputs, "file": _sha256(path), "content": content}
+        atomic_write(record, json.dumps(now, indent=1).encode())
+    return rebuilt, said, content
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _generated(project: Project, path: Path) -> bool:
@@ -184,11 +244,9 @@ def build(
                 hint="run `cartiera validate` to see them all",
             )
         )
-    if project.sqlite_path is not None and not is_current(project, checked.games, DB_STAGES)[0]:
-        build_database(project, checked.games, DB_STAGES)
-        report.database_rebuilt = True
+    report.database_rebuilt, report.database, content = _database(project, checked.games)
     steps = plan(project, [g.slug for g in checked.games])
-    wanted = stamps(project, steps)
+    wanted = stamps(project, steps, content)
     stamp_file = project.build_dir / "stamps.json"
     done = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
     todo = [
@@ -228,5 +286,11 @@ def build(
         if step.kind == "site":
             run_step(str(project.root), project.db_url, step)
             record(step)
+    if todo:
+        from .database import database_digest
+        from .shared_db import changed_while_building
+
+        if database_digest(project) != content:
+            raise SourceError(changed_while_building(project))
     report.seconds = time.perf_counter() - started
     return report

@@ -139,6 +139,11 @@ def _out_in_existing_folder(value: Path | None) -> Path | None:
             f"the folder {value.parent} does not exist (fix: create it first, e.g. "
             f"mkdir -p {value.parent}, or correct the path)"
         )
+    if value is not None and value.exists() and not (value.is_file() or value.is_dir()):
+        # A FIFO, a device or a socket: replacing it with a file would delete it.
+        raise typer.BadParameter(
+            f"{value} is not a regular file or a folder: it would be replaced, not written"
+        )
     return value
 
 
@@ -895,8 +900,8 @@ def build_cmd(
             typer.echo(f"[{done}/{total}] {name}")
 
         report = build(project, jobs, log)
-    if report.database_rebuilt:
-        typer.echo("cards.db was stale and has been rebuilt")
+    if report.database:
+        typer.echo(report.database)
     if not report.ran:
         typer.echo(
             f"nothing changed: all {len(report.skipped)} steps are up to date "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sqlite3
@@ -22,6 +23,7 @@ from .output import publish
 from .problems import Problem, SourceError
 from .project import Project
 from .rules import term_anchor
+from .shared_db import Claim, lines_digest, this_build
 
 Stage = Callable[[str, Project, Sequence[LoadedGame]], list[str]]
 """A step run on a freshly written database (its URL) before it is published, e.g. playing
@@ -37,7 +39,9 @@ def build_database(
     A SQLite file is written beside the old one and renamed into place, so a failure at any
     step leaves the old database byte for byte as it was. Other databases (a team's
     PostgreSQL server) are rebuilt inside one transaction, serialised by an advisory lock,
-    so a failure leaves them as they were and two builds at once never mix.
+    so a failure leaves them as they were and two builds at once never mix; content that
+    another project built from other sources is replaced only with `force`
+    (pipeline.shared_db).
     """
     bad = [g.slug for g in games if not g.ok]
     if bad:
@@ -55,7 +59,8 @@ def build_database(
         with tempfile.TemporaryDirectory() as scratch:
             fresh = Path(scratch) / "fresh.db"
             warnings = write_sqlite(fresh, games, project, stages)
-            copy_database(fresh, project.db_url, games)
+            claim = Claim(shown(project.db_url), this_build(project, sqlite_digest(fresh)), force)
+            copy_database(fresh, project.db_url, games, claim)
         return warnings
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -162,6 +167,12 @@ def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
                     position=pos,
                 )
             )
+        for path, digest in source_files(loaded.docs["game.yaml"].path.parent).items():
+            session.add(
+                models.SourceFile(
+                    id=ids.next("sourcefile"), game_id=game_id, path=path, sha256=digest
+                )
+            )
         deck_ids: dict[str, int] = {}
         for pos, (key, deck) in enumerate(game.decks.items()):
             deck_ids[key] = ids.next("deck")
@@ -242,6 +253,17 @@ def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
                 session.add(models.RulingCard(ruling_id=ruling_id, card_id=card_ids[card_code]))
             for anchor in sorted(set(ruling.clauses)):
                 session.add(models.RulingClause(ruling_id=ruling_id, anchor=anchor))
+
+
+def source_files(folder: Path) -> dict[str, str]:
+    """Every file of a game's folder (hidden ones aside), by path relative to it, with the
+    sha256 of its content."""
+    return {
+        path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+    }
 
 
 def _fill_rules(session: Session, ids: _Ids, game_id: int, loaded: LoadedGame) -> None:
@@ -347,14 +369,19 @@ def _drop_views(conn, games: Sequence[LoadedGame]) -> None:
 BUILD_LOCK = 7_202_611  # the advisory lock key every `cartiera db build` takes on PostgreSQL
 
 
-def copy_database(source: Path, url: str, games: Sequence[LoadedGame]) -> None:
-    """Replace the content of the database at `url` with the rows of the SQLite `source`."""
+def copy_database(
+    source: Path, url: str, games: Sequence[LoadedGame], claim: Claim | None = None
+) -> None:
+    """Replace the content of the database at `url` with the rows of the SQLite `source`;
+    `claim` checks, under the lock, that the content may be replaced, and records it."""
     src = create_engine(f"sqlite:///{source}")
     dest = open_database(url)
     try:
         with src.connect() as read, clear_errors(url), dest.begin() as conn:
             if dest.dialect.name == "postgresql":
                 conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": BUILD_LOCK})
+            if claim is not None:
+                claim.check(conn)
             _drop_views(conn, games)
             SQLModel.metadata.drop_all(conn)
             SQLModel.metadata.create_all(conn)
@@ -363,6 +390,8 @@ def copy_database(source: Path, url: str, games: Sequence[LoadedGame]) -> None:
                 if rows:
                     conn.execute(table.insert(), rows)
             _create_views(conn, games)
+            if claim is not None:
+                claim.record(conn)
     finally:
         src.dispose()
         dest.dispose()
@@ -386,6 +415,28 @@ def neutral_dump(db: Engine) -> list[str]:
 
 def _neutral(value: object) -> object:
     return value if value is None or isinstance(value, (bool, int, float, str)) else str(value)
+
+
+def sqlite_digest(path: Path) -> str:
+    """The digest of a SQLite database's content as `db dump` shows it."""
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        return lines_digest(neutral_dump(engine))
+    finally:
+        engine.dispose()
+
+
+def database_digest(project: Project) -> str:
+    """The digest of the content of the project's database, whichever kind it is: what
+    every output of `cartiera build` is made from."""
+    if project.sqlite_path is not None:
+        return lines_digest(sorted_dump(project.sqlite_path))
+    server = open_database(project.db_url)
+    try:
+        with clear_errors(project.db_url):
+            return lines_digest(neutral_dump(server))
+    finally:
+        server.dispose()
 
 
 def sorted_dump(path: Path) -> list[str]:

@@ -187,3 +187,14 @@ class Example(SQLModel, table=True):
     narration_md: str
     scenario: str  # JSON
     position: int
+
+
+class SourceFile(SQLModel, table=True):
+    """A file of a game's sources, by the digest of its content when the database was
+    built: commands that read the database say which source changed since (content, not
+    file times, which every fresh clone resets)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    game_id: int = Field(foreign_key="game.id", index=True)
+    path: str  # relative to games/<slug>/
+    sha256: str

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,9 @@ FIXED_EPOCH = "1767225600"  # the same instant, for tools that read SOURCE_DATE_
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write `data` beside `path`, then rename: readers never see half a file."""
+    """Write `data` beside `path`, then rename: readers never see half a file. Through a
+    symlink, the file it leads to is written (beside it), and the link stays."""
+    path = output_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -32,7 +36,41 @@ def publish(tmp: Path, path: Path) -> None:
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, path)
+    os.replace(tmp, output_target(path))
+
+
+class NotAFile(OSError):
+    """An output named something a rename would destroy: a FIFO, a device, a folder."""
+
+
+def output_target(path: Path) -> Path:
+    """The file that writing `path` replaces: `path` itself when it is a regular file or a
+    new name, the file a symlink leads to (so the link is kept); anything else is refused,
+    since renaming a new file over a FIFO or a device node (/dev/full as root) would
+    delete it."""
+    target = path.resolve() if path.is_symlink() else path
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return target  # a new name
+    if not stat.S_ISREG(mode):
+        raise NotAFile(
+            errno.EEXIST, f"not a regular file ({_kind(mode)}): not replacing it", str(path)
+        )
+    return target
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a device"),
+    (stat.S_ISBLK, "a device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a file")
 
 
 def html_to_pdf(html: str, base_url: str, fetcher: Any, variant: str | None = None) -> bytes:

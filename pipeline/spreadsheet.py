@@ -86,7 +86,9 @@ def import_csv(
     _check_header(header, shown, loaded)
     _check_cells(header, rows, shown, loaded)
     cards_path = project.games_dir / slug / "cards.yaml"
-    doc = read_yaml(cards_path, project.rel(cards_path), slug, project.yaml_cache)
+    # No disk cache: its trees keep lines but not comments and styles, and this one is
+    # written back.
+    doc = read_yaml(cards_path, project.rel(cards_path), slug)
     changed = _apply(doc.tree, rows, loaded, shown)
     stream = io.StringIO()
     round_trip_yaml().dump(doc.tree, stream)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 import pickle
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,41 +66,93 @@ def round_trip_yaml() -> YAML:
     return yaml
 
 
-# Round-trip trees already parsed in this process, pickled, by source text (at most
-# _PARSED_MAX, the oldest dropped first).
+# Round-trip trees already parsed by this process, pickled, by source text (at most
+# _PARSED_MAX, the oldest dropped first). Only this process writes them, so unpickling
+# them runs no one else's code; the cache on disk holds plain data (see _entry).
 _PARSED: dict[str, bytes] = {}
 _PARSED_MAX = 512
 
 
-def _parse(text: str, cache: Path | None = None) -> Any:
+def _parse(text: str, cache: Path | None = None) -> tuple[Any, bool]:
     """The round-trip tree of `text`. Parsing is most of the time it takes to read the
     sources (a `db build` reads about a hundred files, 1.8 s of parsing), and the same
     text is read again and again: by a process that runs several commands (`cartiera
     build` validates then builds, `preview` reads again on every edit), and by every
-    new process. So the tree is kept pickled, in this process and, when a `cache` folder
-    is given, on disk under the digest of the text and of the parser that read it (a
-    pickle loads about twenty times faster than the text parses). Each caller gets its
-    own copy, with its lines, comments and quoting, to change and write back."""
+    new process. So a tree this process parsed is kept pickled in memory (each caller
+    gets its own copy, with its lines, comments and quoting, to change and write back),
+    and, when a `cache` folder is given, its data and lines are kept on disk as JSON
+    (`keep_parsed`) under the digest of the text and of the parser that read it. A tree
+    read from disk has its lines but no comments: a caller that writes the file back
+    reads it without a cache. Returns the tree and whether the text was parsed now."""
     pickled = _PARSED.get(text)
     if pickled is not None:
-        return pickle.loads(pickled)
-    entry = cache / f"{_digest(text)}.pickle" if cache is not None else None
-    if entry is not None:
-        try:
-            pickled = entry.read_bytes()
-            tree = pickle.loads(pickled)
-        except Exception:  # not there yet, cut short, or written by another version
-            pass
-        else:
-            _remember(text, pickled)
-            return tree
+        return pickle.loads(pickled), False
+    if cache is not None:
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError, IndexError):
+            # not there yet, cut short, or not a tree this version wrote: parse instead
+            return _from_json(json.loads((cache / _entry(text)).read_bytes())), False
     tree = round_trip_yaml().load(io.StringIO(text))
-    pickled = pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL)
-    _remember(text, pickled)
-    if entry is not None:
-        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
-            atomic_write(entry, pickled)
-    return tree
+    _remember(text, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
+    return tree, True
+
+
+def keep_parsed(cache: Path, text: str, tree: Any) -> None:
+    """Write the disk entry of `text`, once its tree passed the limits (plain() counted
+    its values, so aliases cannot make the entry huge)."""
+    entry = cache / _entry(text)
+    try:
+        data = json.dumps(_to_json(tree), ensure_ascii=False, separators=(",", ":"))
+    except _NotPlain:
+        return  # a date or a tagged value: this file is parsed every time
+    with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+        atomic_write(entry, data.encode("utf-8"))
+
+
+class _NotPlain(TypeError):
+    """A value JSON cannot hold as it is."""
+
+
+def _to_json(node: Any) -> Any:
+    """A tree as JSON: maps as {"m": [[key, lines, value], …]}, lists as {"s": [[lines,
+    item], …]}, where lines are ruamel's [line, column, …] of the key or item (None when
+    it has none), and scalars as plain() reads them."""
+    if isinstance(node, CommentedMap):
+        return {"m": [[_scalar(k), _lines(node, k), _to_json(v)] for k, v in node.items()]}
+    if isinstance(node, CommentedSeq):
+        return {"s": [[_lines(node, i), _to_json(v)] for i, v in enumerate(node)]}
+    return _scalar(node)
+
+
+def _lines(node: CommentedMap | CommentedSeq, key: Any) -> list[int] | None:
+    data = node.lc.data
+    return list(data[key]) if data is not None and key in data else None
+
+
+def _scalar(value: Any) -> Any:
+    for kind in (bool, int, float, str):
+        if isinstance(value, kind):
+            return kind(value)
+    if value is None:
+        return None
+    raise _NotPlain(type(value).__name__)
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, dict) and "m" in value:
+        node: CommentedMap | CommentedSeq = CommentedMap()
+        for key, lines, item in value["m"]:
+            node[key] = _from_json(item)
+            if lines is not None:
+                node.lc.add_kv_line_col(key, lines)
+        return node
+    if isinstance(value, dict):
+        node = CommentedSeq()
+        for index, (lines, item) in enumerate(value["s"]):
+            node.append(_from_json(item))
+            if lines is not None:
+                node.lc.add_kv_line_col(index, lines)
+        return node
+    return value
 
 
 def remember_tree(text: str, tree: Any) -> None:
@@ -110,14 +162,14 @@ def remember_tree(text: str, tree: Any) -> None:
     _remember(text, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
-def _digest(text: str) -> str:
-    """The name of the disk entry of `text`: the text and everything that shapes its
-    tree (the parser's version and the pickle format of this Python)."""
-    salt = f"{_CACHE_FORMAT}|{ruamel.yaml.__version__}|{sys.version_info[:2]}|"
-    return hashlib.sha256((salt + text).encode("utf-8")).hexdigest()[:32]
+def _entry(text: str) -> str:
+    """The name of the disk entry of `text`: the digest of the text and of everything
+    that shapes its tree (the parser's version, the entry's format)."""
+    salt = f"{_CACHE_FORMAT}|{ruamel.yaml.__version__}|"
+    return hashlib.sha256((salt + text).encode("utf-8")).hexdigest()[:32] + ".json"
 
 
 def _remember(text: str, pickled: bytes) -> None:
@@ -164,7 +216,7 @@ def read_yaml(
             )
         ) from None
     try:
-        tree = _parse(text, cache)
+        tree, parsed = _parse(text, cache)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = (exc.problem or exc.context or "invalid YAML").strip()
@@ -189,6 +241,8 @@ def read_yaml(
         data = plain(tree)
     except YamlTooLarge as exc:
         raise _too_large(display, game, str(exc)) from None
+    if cache is not None and parsed:
+        keep_parsed(cache, text, tree)
     return YamlDoc(path=path, display=display, tree=tree, data=data)
 
 

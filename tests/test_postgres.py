@@ -83,7 +83,7 @@ def test_two_builds_at_once_never_mix(postgres: Server, built: Path, shared_proj
     command = [sys.executable, "-m", "pipeline", "--project"]
     runs = [
         subprocess.Popen(
-            [*command, str(p), "db", "build"],
+            [*command, str(p), "db", "build", "--force"],  # two projects: both replace
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -81,3 +81,72 @@ def test_a_cache_that_cannot_be_written_only_costs_time(tmp_path: Path, new_proc
     blocked.write_text("", encoding="utf-8")
     doc = read_yaml(source, "cards.yaml", cache=blocked / "yaml")
     assert doc.data["cards"][1]["id"] == "due"
+
+
+class _Planted:
+    """What someone with write access to a shared cache could leave there: a pickle that
+    runs code when it is loaded."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        import os
+
+        return os.mkdir, (str(self.marker),)
+
+
+def test_a_planted_pickle_never_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_process: None
+) -> None:
+    """$CARTIERA_CACHE may be shared by clones: an entry is plain JSON, never unpickled."""
+    import hashlib
+    import pickle
+    import sys
+
+    import ruamel.yaml
+
+    source, cache = tmp_path / "cards.yaml", tmp_path / "cache"
+    source.write_text(SOURCE, encoding="utf-8")
+    cache.mkdir()
+    marker = tmp_path / "code-ran"
+    planted = pickle.dumps(_Planted(marker))
+    # the name the pickle cache gave the entry of this text, and the name JSON entries get
+    salt = f"1|{ruamel.yaml.__version__}|{sys.version_info[:2]}|"
+    old = hashlib.sha256((salt + SOURCE).encode()).hexdigest()[:32] + ".pickle"
+    for name in (old, yamlfile._entry(SOURCE)):
+        (cache / name).write_bytes(planted)
+    calls = _parses(monkeypatch)
+    doc = read_yaml(source, "cards.yaml", cache=cache)
+    assert not marker.exists()
+    assert calls == ["parse"] and doc.data["cards"][1]["name"] == "Due"
+    assert (cache / yamlfile._entry(SOURCE)).read_bytes().startswith(b"{")  # replaced by data
+
+
+def _paths(node: object, at: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    found = [at]
+    if isinstance(node, dict):
+        for key, value in node.items():
+            found += _paths(value, (*at, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found += _paths(value, (*at, index))
+    return found
+
+
+def test_every_source_reads_back_from_the_cache_with_its_lines(
+    tmp_path: Path, new_process: None
+) -> None:
+    """The JSON entry of each real source gives the same data, and every key and item
+    the same line and column, as parsing it."""
+    from conftest import ROOT
+
+    sources = sorted((ROOT / "games").glob("*/*.yaml"))  # examples are small and alike
+    assert len(sources) > 20
+    for path in sources:
+        parsed = read_yaml(path, path.name, cache=tmp_path)  # parsed, its entry written
+        yamlfile._PARSED.clear()  # as another process
+        cached = read_yaml(path, path.name, cache=tmp_path)  # read from the entry
+        assert cached.data == parsed.data, path
+        for at in _paths(parsed.data):
+            assert cached.locate(at) == parsed.locate(at), (path, at)

@@ -6,7 +6,9 @@ composition, so a face drawn nine times is still rendered and stored once.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,7 @@ import pikepdf
 from PIL import ImageStat
 
 from ..catalog import GameInfo, read_game
-from ..database import open_engine
+from ..database import open_engine, source_files
 from ..output import atomic_write
 from ..problems import Problem, SourceError
 from ..project import Project
@@ -498,19 +500,29 @@ def _mm(value: float) -> str:
 
 
 def stale_database_warning(project: Project, slug: str) -> str | None:
-    """One line when a source of the game changed after cards.db was written: the deck
-    is made from the database, so it would not show the edit."""
+    """One line when a source of the game differs from what cards.db was built from (by
+    content: a fresh clone's file times say nothing): the deck is made from the database,
+    so it would not show the edit."""
     db = project.sqlite_path
     if db is None or not db.exists():
         return None
-    built = db.stat().st_mtime
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+            rows = conn.execute(
+                "SELECT s.path, s.sha256 FROM sourcefile s JOIN game g ON g.id = s.game_id "
+                "WHERE g.slug = ?",
+                (slug,),
+            ).fetchall()
+    except sqlite3.Error:
+        return None  # not a database this version wrote: opening it says so
     folder = project.games_dir / slug
-    newer = sorted(p for p in folder.rglob("*") if p.is_file() and p.stat().st_mtime > built + 1e-3)
-    if not newer:
+    built, now = dict(rows), source_files(folder)
+    changed = sorted(p for p in built.keys() | now.keys() if built.get(p) != now.get(p))
+    if not changed:
         return None
     return (
-        f"warning: {project.rel(newer[0])} changed after {project.rel(db)} was built: "
-        "the deck shows the database, not the edit (run `cartiera db build` first)"
+        f"warning: {project.rel(folder / changed[0])} changed after {project.rel(db)} was "
+        "built: the deck shows the database, not the edit (run `cartiera db build` first)"
     )
 
 

@@ -11,6 +11,7 @@ command against the table.
 from __future__ import annotations
 
 import functools
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -148,6 +149,9 @@ class CartieraCommand(TyperCommand):
         _format_parameters(self, ctx, formatter)
 
 
+_OPTION_LIKE = re.compile(r"--[a-z][a-z0-9-]*(=.*)?")
+
+
 class QueryCommand(CartieraCommand):
     """A command whose arguments are a query, where '-' starts a negation (`-forma:luce`),
     not an option: the command's own options are taken wherever they stand, every other
@@ -174,8 +178,8 @@ class QueryCommand(CartieraCommand):
                     if value is None:
                         raise UsageProblem(f"option {arg} needs a value", None, ctx)
                     options.append(value)
-            elif arg.startswith("--"):  # a mistyped option: no query starts with two minuses
-                raise UsageProblem(f"no such option: {arg}", None, ctx)
+            elif _OPTION_LIKE.fullmatch(arg):  # a mistyped option, not a double negation
+                raise UsageProblem(f"no such option: {name}", None, ctx)
             else:
                 words.append(arg)
         return super().parse_args(ctx, [*options, "--", *words])

@@ -86,9 +86,9 @@ def kinds(state: SamuraiState, since: int = 0) -> list[str]:
 
 
 def end_turn(rules: SamuraiRules, state: SamuraiState) -> SamuraiState:
-    move(rules, state, {"fine": True})
+    move(rules, state, {"end": True})
     while state.phase == "scarto":
-        move(rules, state, {"scarta": hand(state, state.who + 1)[0]})
+        move(rules, state, {"discard": hand(state, state.who + 1)[0]})
     return state
 
 
@@ -119,7 +119,7 @@ def test_scheda(rules):
 def test_obiettivo(rules):
     """The game ends when someone has no honour left; the side with most points wins."""
     s = table(rules, 4, p1={"hand": ["bokken"]}, p2={"resistance": 1, "honour": 1})
-    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    move(rules, s, {"card": "bokken", "target": 2})
     assert s.is_terminal() and s.outcome().how == "ferita"
     scores = s.team_scores()
     assert s.team(s.outcome().winners[0]) == max(scores, key=scores.get)
@@ -158,8 +158,8 @@ def test_carte_personaggio(rules):
 def test_carte_da_gioco(rules):
     """Weapons attack, properties stay in front, actions go to the discards."""
     s = table(rules, p1={"hand": ["bokken", "armatura", "cerimonia-del-te"]})
-    move(rules, s, {"gioca": "armatura"}, {"gioca": "cerimonia-del-te"})
-    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    move(rules, s, {"card": "armatura"}, {"card": "cerimonia-del-te"})
+    move(rules, s, {"card": "bokken", "target": 2})
     assert s.cards.codes(s.front[0]) == ["armatura"]
     assert s.cards.codes(s.discard)[-2:] == ["cerimonia-del-te", "bokken"]
 
@@ -259,7 +259,7 @@ def test_pesca(rules):
     assert len(s.hands[0]) == 1 + 3
     end_turn(rules, s)  # player 2, Ieyasu
     assert s.phase == "pesca"
-    move(rules, s, {"pesca": "scarti"})
+    move(rules, s, {"draw": "scarti"})
     assert "katana" in hand(s, 2) and len(s.hands[1]) == 3
     end_turn(rules, s)  # player 3, Nobunaga: two cards
     assert len(s.hands[2]) == 3
@@ -269,30 +269,30 @@ def test_gioco(rules):
     """Any number of cards in any order; a Parata is only an answer."""
     s = table(rules, p1={"hand": ["parata", "armatura", "concentrazione", "daimyo"]})
     legal = [rules.describe_action(s, a) for a in s.legal_actions()]
-    assert {"gioca": "parata"} not in legal
-    move(rules, s, {"gioca": "concentrazione"}, {"gioca": "daimyo"}, {"gioca": "armatura"})
+    assert {"card": "parata"} not in legal
+    move(rules, s, {"card": "concentrazione"}, {"card": "daimyo"}, {"card": "armatura"})
     assert s.phase == "main" and s.who == 0
 
 
 def test_un_arma_per_turno(rules):
     s = table(rules, p1={"hand": ["bokken", "bokken", "bo"]}, p4={"character": "goemon"})
-    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
-    assert not can(rules, s, {"gioca": "bo", "bersaglio": 2})
+    move(rules, s, {"card": "bokken", "target": 2})
+    assert not can(rules, s, {"card": "bo", "target": 2})
     s = table(rules, p1={"character": "goemon", "hand": ["bokken", "bo", "kiseru"]},
               p4={"character": "hideyoshi"})  # fmt: skip
-    move(rules, s, {"gioca": "bokken", "bersaglio": 2}, {"gioca": "bo", "bersaglio": 4})
-    assert not can(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    move(rules, s, {"card": "bokken", "target": 2}, {"card": "bo", "target": 4})
+    assert not can(rules, s, {"card": "kiseru", "target": 2})
 
 
 def test_limite_mano(rules):
     cards = ["bokken"] * 3 + ["parata"] * 6
     s = table(rules, p1={"hand": cards}, p2={"character": "tomoe", "hand": ["cerimonia-del-te"]})
     assert len(s.hands[0]) == 9 and s.phase == "main"
-    move(rules, s, {"fine": True})
+    move(rules, s, {"end": True})
     assert s.phase == "scarto"
-    move(rules, s, {"scarta": "bokken"}, {"scarta": "bokken"})
+    move(rules, s, {"discard": "bokken"}, {"discard": "bokken"})
     assert len(s.hands[0]) == 7 and s.active == 1
-    move(rules, s, {"gioca": "cerimonia-del-te"})  # player 1 gets an 8th card: no limit now
+    move(rules, s, {"card": "cerimonia-del-te"})  # player 1 gets an 8th card: no limit now
     assert len(s.hands[0]) == 8 and s.phase == "main"
 
 
@@ -320,14 +320,14 @@ def test_difficolta(rules):
     s = table(rules, 5, p1={"character": "kojiro", "hand": ["bokken"]},
               p3={"character": "benkei", "front": ["armatura"]},
               p5={"character": "hideyoshi"})  # fmt: skip
-    assert can(rules, s, {"gioca": "bokken", "bersaglio": 3})
+    assert can(rules, s, {"card": "bokken", "target": 3})
 
 
 def test_attacco(rules):
     s = table(rules, p1={"hand": ["bokken", "bokken"], "front": ["concentrazione"]},
               p2={"resistance": 0}, p4={"hand": ["parata"]})  # fmt: skip
-    assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})  # harmless
-    move(rules, s, {"gioca": "bokken", "bersaglio": 4}, {"para": "parata"})
+    assert not can(rules, s, {"card": "bokken", "target": 2})  # harmless
+    move(rules, s, {"card": "bokken", "target": 4}, {"parry": "parata"})
     assert s.cards.codes(s.discard)[-2:] == ["bokken", "parata"]
     assert "attack" in kinds(s) and s.res[3] == s.maxres[3]
 
@@ -336,15 +336,15 @@ def test_parata(rules):
     s = table(rules, p1={"hand": ["kiseru", "bokken", "grido-di-battaglia"],
                          "front": ["concentrazione"]},
               p2={"character": "hanzo", "hand": ["bo", "kusarigama"]})  # fmt: skip
-    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    move(rules, s, {"card": "kiseru", "target": 2})
     assert s.who == 1 and s.phase == "parata"
-    move(rules, s, {"para": "bo"})
+    move(rules, s, {"parry": "bo"})
     assert s.res[1] == 4 and hand(s, 2) == ["kusarigama"]
-    move(rules, s, {"gioca": "bokken", "bersaglio": 2})  # his last card cannot parry
+    move(rules, s, {"card": "bokken", "target": 2})  # his last card cannot parry
     assert s.res[1] == 3 and s.phase == "main"
     s2 = table(rules, p1={"hand": ["grido-di-battaglia"]},
                p2={"character": "hanzo", "hand": ["bo", "kusarigama"]})  # fmt: skip
-    move(rules, s2, {"gioca": "grido-di-battaglia"})
+    move(rules, s2, {"card": "grido-di-battaglia"})
     assert s2.res[1] == 3  # a weapon is no Parata against a Grido (ruling hanzo-parata)
 
 
@@ -352,24 +352,24 @@ def test_ferite(rules):
     s = table(rules, p1={"character": "musashi", "hand": ["kiseru"],
                          "front": ["estrazione-veloce", "estrazione-veloce"]},
               p2={"character": "ginchiyo", "hand": ["bo"]})  # fmt: skip
-    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    move(rules, s, {"card": "kiseru", "target": 2})
     assert s.res[1] == 4 - (2 + 2 + 1 - 1)
     s = table(rules, p1={"hand": ["bokken"]}, p2={"character": "ginchiyo", "hand": ["bo"]})
-    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    move(rules, s, {"card": "bokken", "target": 2})
     assert s.res[1] == 3  # never less than one
     s = table(rules, p1={"hand": ["wakizashi"]}, p2={"resistance": 1})
-    move(rules, s, {"gioca": "wakizashi", "bersaglio": 2})
+    move(rules, s, {"card": "wakizashi", "target": 2})
     assert s.res[1] == 0 and s.log[-3].args[0] == 1  # the extra wounds are lost
 
 
 def test_ultimo_punto(rules):
     s = table(rules, p1={"hand": ["kiseru", "bokken"], "front": ["concentrazione"]},
               p2={"resistance": 2})  # fmt: skip
-    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    move(rules, s, {"card": "kiseru", "target": 2})
     assert s.harmless(1) and (s.honour[0], s.honour[1]) == (6, 2)
-    assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert not can(rules, s, {"card": "bokken", "target": 2})
     s = table(rules, p1={"hand": ["kiseru"]}, p2={"resistance": 1, "honour": 1})
-    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    move(rules, s, {"card": "kiseru", "target": 2})
     assert s.is_terminal() and s.honour[0] == 6
 
 
@@ -378,7 +378,7 @@ def test_ultimo_punto(rules):
 
 def test_proprieta(rules):
     s = table(rules, p1={"hand": ["armatura", "armatura", "daimyo"] + ["parata"] * 6})
-    move(rules, s, {"gioca": "armatura"}, {"gioca": "armatura"})
+    move(rules, s, {"card": "armatura"}, {"card": "armatura"})
     assert s.difficulty(1, 0) == 3 and len(s.hands[0]) == 7
     end_turn(rules, s)
     assert s.cards.codes(s.front[0]) == ["armatura", "armatura"] and len(s.hands[0]) == 7
@@ -388,30 +388,30 @@ def test_concentrazione(rules):
     s = table(rules, p1={"hand": ["bokken", "bokken", "bokken"],
                          "front": ["concentrazione", "concentrazione"]})  # fmt: skip
     assert s.weapon_limit(0) == 3
-    move(rules, s, *[{"gioca": "bokken", "bersaglio": 2}] * 3)
+    move(rules, s, *[{"card": "bokken", "target": 2}] * 3)
     assert s.res[1] == 2
 
 
 def test_armatura(rules):
     s = table(rules, p1={"hand": ["bokken", "bo"]}, p2={"front": ["armatura"]})
-    assert not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
-    assert can(rules, s, {"gioca": "bo", "bersaglio": 2})
+    assert not can(rules, s, {"card": "bokken", "target": 2})
+    assert can(rules, s, {"card": "bo", "target": 2})
 
 
 def test_estrazione_veloce(rules):
     s = table(rules, p1={"hand": ["bokken"], "front": ["estrazione-veloce"]})
-    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    move(rules, s, {"card": "bokken", "target": 2})
     assert s.res[1] == s.maxres[1] - 2
 
 
 def test_bushido(rules):
     s = table(rules, p1={"hand": ["bushido", "bushido"]})
     legal = [rules.describe_action(s, a) for a in s.legal_actions()]
-    assert [a for a in legal if a.get("gioca") == "bushido"] == [
-        {"gioca": "bushido", "bersaglio": p} for p in (1, 2, 3, 4)
+    assert [a for a in legal if a.get("card") == "bushido"] == [
+        {"card": "bushido", "target": p} for p in (1, 2, 3, 4)
     ]
-    move(rules, s, {"gioca": "bushido", "bersaglio": 3})
-    assert not can(rules, s, {"gioca": "bushido", "bersaglio": 2})  # one in play at a time
+    move(rules, s, {"card": "bushido", "target": 3})
+    assert not can(rules, s, {"card": "bushido", "target": 2})  # one in play at a time
     # A non-weapon passes it left; a weapon with no weapon in hand costs 1 honour.
     s = table(rules, p2={"front": ["bushido"]}, draw=["parata", "katana"])
     end_turn(rules, s)
@@ -421,7 +421,7 @@ def test_bushido(rules):
     assert s.front[1] == [] and s.honour[1] == 2 and "bushido" in s.cards.codes(s.discard)
     s = table(rules, p2={"front": ["bushido"], "hand": ["bo"]}, draw=["katana"])
     end_turn(rules, s)
-    move(rules, s, {"onore": True})
+    move(rules, s, {"honour": True})
     assert s.honour[1] == 2 and "bo" in hand(s, 2)
 
 
@@ -429,9 +429,9 @@ def test_azioni(rules):
     """Actions ignore distance, then go to the discards; others answer from the left."""
     s = table(rules, 7, p1={"hand": ["diversivo", "jujitsu"]}, p4={"hand": ["katana"]},
               p6={"hand": ["bo"]})  # fmt: skip
-    move(rules, s, {"gioca": "diversivo", "bersaglio": 4})
+    move(rules, s, {"card": "diversivo", "target": 4})
     assert "katana" in hand(s, 1)
-    move(rules, s, {"gioca": "jujitsu"})
+    move(rules, s, {"card": "jujitsu"})
     assert s.who == 5  # the first from the left with a weapon to discard
     assert [e.player for e in s.log if e.kind == "wound"] == [1, 2, 4]  # 4 is harmless
 
@@ -439,28 +439,28 @@ def test_azioni(rules):
 def test_geisha(rules):
     s = table(rules, p1={"hand": ["geisha", "geisha", "geisha"], "front": ["bushido"]},
               p3={"hand": ["bo", "kiseru"]})  # fmt: skip
-    move(rules, s, {"gioca": "geisha", "bersaglio": 1, "proprieta": "bushido"})
+    move(rules, s, {"card": "geisha", "target": 1, "property": "bushido"})
     assert s.front[0] == []
-    move(rules, s, {"gioca": "geisha", "bersaglio": 3})
+    move(rules, s, {"card": "geisha", "target": 3})
     assert len(s.hands[2]) == 1 and s.cards.codes(s.discard)[-1] in ("bo", "kiseru")
-    assert not can(rules, s, {"gioca": "geisha", "bersaglio": 1})  # not one's own hand
+    assert not can(rules, s, {"card": "geisha", "target": 1})  # not one's own hand
 
 
 def test_diversivo(rules):
     s = table(rules, p1={"hand": ["diversivo"]}, p3={"hand": ["bo"]}, p2={"hand": []})
-    assert not can(rules, s, {"gioca": "diversivo", "bersaglio": 2})
-    move(rules, s, {"gioca": "diversivo", "bersaglio": 3})
+    assert not can(rules, s, {"card": "diversivo", "target": 2})
+    move(rules, s, {"card": "diversivo", "target": 3})
     assert hand(s, 1) == ["bo"] and s.hands[2] == []
     # The victim knows where its card went, and a world redrawn for it keeps it there.
     assert s.observation(2)["known"] == {"0": ["bo"]} and s.observation(3)["known"] == {}
     assert all("bo" in hand(s.determinize(2, seed), 1) for seed in range(10))
-    move(rules, s, {"gioca": "bo", "bersaglio": 4})
+    move(rules, s, {"card": "bo", "target": 4})
     assert s.observation(2)["known"] == {}
 
 
 def test_cerimonia_del_te(rules):
     s = table(rules, p1={"hand": ["cerimonia-del-te"]}, draw=["bo"] * 3 + ["kiseru", "katana"])
-    move(rules, s, {"gioca": "cerimonia-del-te"})
+    move(rules, s, {"card": "cerimonia-del-te"})
     assert hand(s, 1) == ["bo", "bo", "bo"] and [len(h) for h in s.hands] == [3, 2, 2, 2]
     assert "kiseru" in hand(s, 2) and "katana" in hand(s, 3)
 
@@ -468,7 +468,7 @@ def test_cerimonia_del_te(rules):
 def test_grido_di_battaglia(rules):
     s = table(rules, 5, p1={"hand": ["grido-di-battaglia"]}, p2={"resistance": 0},
               p3={"hand": ["parata"]}, p5={"character": "chiyome"})  # fmt: skip
-    move(rules, s, {"gioca": "grido-di-battaglia"}, {"scarta": "parata"})
+    move(rules, s, {"card": "grido-di-battaglia"}, {"discard": "parata"})
     assert [s.res[p] for p in range(1, 5)] == [0, 5, s.maxres[3] - 1, 4]
     assert s.hands[2] == []  # the Parata went
 
@@ -476,20 +476,20 @@ def test_grido_di_battaglia(rules):
 def test_jujitsu(rules):
     s = table(rules, p1={"hand": ["jujitsu"]}, p2={"hand": ["bo", "parata"]},
               p3={"hand": ["parata"]}, p4={"hand": []})  # fmt: skip
-    move(rules, s, {"gioca": "jujitsu"}, {"scarta": "bo"})
+    move(rules, s, {"card": "jujitsu"}, {"discard": "bo"})
     assert (s.res[1], s.res[2], s.res[3]) == (s.maxres[1], s.maxres[2] - 1, s.maxres[3])
 
 
 def test_respirazione(rules):
     s = table(rules, p1={"resistance": 1, "hand": ["respirazione"]}, draw=["katana"])
-    move(rules, s, {"gioca": "respirazione", "bersaglio": 4})
+    move(rules, s, {"card": "respirazione", "target": 4})
     assert s.res[0] == s.maxres[0] and "katana" in hand(s, 4)
 
 
 def test_daimyo(rules):
     s = table(rules, 5, p1={"hand": ["daimyo", "daimyo"]}, p4={"hand": ["daimyo"]})
     before = s.team_scores()
-    move(rules, s, {"gioca": "daimyo"})
+    move(rules, s, {"card": "daimyo"})
     assert len(s.hands[0]) == 3 and s.team_scores()["Shogun"] == before["Shogun"] - 1
     assert before["Ronin"] == 3 * 2  # the Ronin's Daimyo is worth nothing, never multiplied
 
@@ -501,24 +501,24 @@ def test_abilita(rules):
     """The abilities read from the character data that no other clause test covers."""
     # Nobunaga: 1 resistance for a card, never the last.
     s = table(rules, p1={"character": "nobunaga", "resistance": 2}, p3={"character": "benkei"})
-    move(rules, s, {"abilita": True})
-    assert s.res[0] == 1 and len(s.hands[0]) == 2 and not can(rules, s, {"abilita": True})
+    move(rules, s, {"ability": True})
+    assert s.res[0] == 1 and len(s.hands[0]) == 2 and not can(rules, s, {"ability": True})
     # Tomoe draws one card when her weapon wounds; Ushiwaka one per wound.
     s = table(rules, p1={"character": "tomoe", "hand": ["kiseru"]},
               p2={"character": "ushiwaka", "hand": ["bo"]})  # fmt: skip
-    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    move(rules, s, {"card": "kiseru", "target": 2})
     assert len(s.hands[0]) == 1 and len(s.hands[1]) == 3
     # Chiyome: only weapons wound her.
     s = table(rules, p1={"hand": ["grido-di-battaglia"]}, p2={"character": "chiyome"})
-    move(rules, s, {"gioca": "grido-di-battaglia"})
+    move(rules, s, {"card": "grido-di-battaglia"})
     assert s.res[1] == s.maxres[1]
 
 
 def test_indifeso(rules):
     s = table(rules, p1={"hand": ["bokken", "cerimonia-del-te"]}, p2={"hand": []})
-    assert s.harmless(1) and not can(rules, s, {"gioca": "bokken", "bersaglio": 2})
-    move(rules, s, {"gioca": "cerimonia-del-te"})
-    assert not s.harmless(1) and can(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    assert s.harmless(1) and not can(rules, s, {"card": "bokken", "target": 2})
+    move(rules, s, {"card": "cerimonia-del-te"})
+    assert not s.harmless(1) and can(rules, s, {"card": "bokken", "target": 2})
 
 
 # -- 9. Onore e fine della partita ----------------------------------------------------------
@@ -529,15 +529,15 @@ def test_onore(rules):
         rules, p1={"hand": ["bokken", "daimyo"]}, p2={"resistance": 1}, draw=[], rest="discard"
     )
     total = sum(s.honour)
-    move(rules, s, {"gioca": "bokken", "bersaglio": 2})
+    move(rules, s, {"card": "bokken", "target": 2})
     assert sum(s.honour) == total  # passed on, not lost
-    move(rules, s, {"gioca": "daimyo"})
+    move(rules, s, {"card": "daimyo"})
     assert sum(s.honour) == total - 4  # to the box
 
 
 def test_mazzo_esaurito(rules):
     s = table(rules, p1={"hand": ["daimyo"]}, draw=["bo"], rest="discard")
-    move(rules, s, {"gioca": "daimyo"})
+    move(rules, s, {"card": "daimyo"})
     assert s.honour == [4, 2, 2, 2] and len(s.hands[0]) == 2
     assert len(s.deck) == len(rules.cards.deck) - 5 and s.discard == []
     # With the discards empty too, the honour is lost and no card taken.
@@ -545,7 +545,7 @@ def test_mazzo_esaurito(rules):
               draw=[], rest="discard")  # fmt: skip
     s.hands[2] += s.discard
     s.discard = []
-    move(rules, s, {"abilita": True})
+    move(rules, s, {"ability": True})
     assert s.honour == [4, 2, 2, 2] and s.deck == [] and hand(s, 1) == ["geisha"]
 
 
@@ -553,10 +553,10 @@ def test_fine_partita(rules):
     """The game ends at once, in the middle of an effect: player 4 never answers."""
     s = table(rules, p1={"hand": ["grido-di-battaglia"]},
               p3={"resistance": 1, "honour": 1}, p4={"hand": ["parata"]})  # fmt: skip
-    move(rules, s, {"gioca": "grido-di-battaglia"})
+    move(rules, s, {"card": "grido-di-battaglia"})
     assert s.is_terminal() and s.res[1] == s.maxres[1] - 1 and hand(s, 4) == ["parata"]
     s = table(rules, 3, p1={"hand": ["kiseru"]}, p2={"resistance": 0}, p3={"resistance": 1})
-    move(rules, s, {"gioca": "kiseru", "bersaglio": 3})
+    move(rules, s, {"card": "kiseru", "target": 3})
     assert s.outcome().how == "ultimo-in-piedi" and s.outcome().winners == (0,)
 
 
@@ -631,7 +631,7 @@ def test_ultimo_punto_rising_sun(rules):
     """The base game does not discard from the deck when a player loses the last point."""
     s = table(rules, p1={"hand": ["kiseru"]}, p2={"resistance": 1})
     deck = len(s.deck)
-    move(rules, s, {"gioca": "kiseru", "bersaglio": 2})
+    move(rules, s, {"card": "kiseru", "target": 2})
     assert len(s.deck) == deck
 
 
@@ -669,7 +669,7 @@ def test_effects_come_from_the_card_data(built_once):
     ]
     rules = build_rules(Seats(3, 7), changed, "changed")
     s = table(rules, 5, p1={"hand": ["bokken"]}, p3={"character": "benkei"})
-    assert s.difficulty(0, 2) == 2 and can(rules, s, {"gioca": "bokken", "bersaglio": 3})
+    assert s.difficulty(0, 2) == 2 and can(rules, s, {"card": "bokken", "target": 3})
 
 
 def test_hidden_information(rules):

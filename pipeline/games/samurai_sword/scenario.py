@@ -14,9 +14,9 @@ A position::
       discard: [bokken]   # the discard pile, bottom first
     rest: draw            # where the other playing cards go: under the deck, or "discard"
 
-A move: ``gioca: CARD`` (with ``bersaglio: N`` and, for a Geisha, ``proprieta: CARD``),
-``fine``, ``abilita``, ``scarta: CARD``, ``para: CARD``, ``subisci``, ``onore``,
-``pesca: scarti|mazzo``.
+A move: ``card: CARD`` (with ``target: N`` and, for a Geisha, ``property: CARD``),
+``end``, ``ability``, ``discard: CARD``, ``parry: CARD``, ``take_hit`` (take the wound),
+``honour`` (lose an honour point instead), ``draw: scarti|mazzo``.
 """
 
 from __future__ import annotations
@@ -170,16 +170,31 @@ def _player(state: SamuraiState, value: Any, where: str) -> int:
     return p
 
 
+# A move's key in a scenario -> the engine's verb; ``end``, ``ability``, ``take_hit`` and
+# ``honour`` take ``true``.
+MOVES = {
+    "card": "gioca",
+    "discard": "scarta",
+    "parry": "para",
+    "draw": "pesca",
+    "end": END[0],
+    "ability": ABILITY[0],
+    "take_hit": TAKE[0],
+    "honour": HONOUR[0],
+}
+VERBS = {verb: key for key, verb in MOVES.items()}
+
+
 def parse_action(state: SamuraiState, spec: Mapping[str, Any]) -> Action:
     """The legal action a scenario step's ``play`` describes."""
     cards = state.cards
-    spec = {k: v for k, v in spec.items() if k not in ("by", "if_asked")}
+    spec = dict(spec)
     action: Action
-    if "gioca" in spec:
-        _unknown(spec, {"gioca", "bersaglio", "proprieta"}, "play")
-        c = cards.card(spec["gioca"])
-        target = _player(state, spec["bersaglio"], "play.bersaglio") if "bersaglio" in spec else -1
-        extra = cards.card(spec["proprieta"]) if "proprieta" in spec else -1
+    if "card" in spec:
+        _unknown(spec, {"card", "target", "property"}, "play")
+        c = cards.card(spec["card"])
+        target = _player(state, spec["target"], "play.target") if "target" in spec else -1
+        extra = cards.card(spec["property"]) if "property" in spec else -1
         if target < 0 and cards.kind[c] == "proprieta" and not cards.honour_test[c]:
             target = state.who
         action = ("gioca", c, target, extra)
@@ -187,18 +202,18 @@ def parse_action(state: SamuraiState, spec: Mapping[str, Any]) -> Action:
         raise ValueError(f"play: one move at a time, not {sorted(spec)}")
     else:
         ((key, value),) = spec.items()
-        if key in ("scarta", "para"):
-            action = (key, cards.card(value))
-        elif key == "pesca":
-            action = ("pesca", str(value))
+        if key not in MOVES:
+            raise ValueError(f"play: unknown move '{key}' (moves: {', '.join(MOVES)})")
+        verb = MOVES[key]
+        if key in ("discard", "parry"):
+            action = (verb, cards.card(value))
+        elif key == "draw":
+            action = (verb, str(value))
         else:
-            fixed = {"fine": END, "abilita": ABILITY, "subisci": TAKE, "onore": HONOUR}
-            if key not in fixed:
-                raise ValueError(f"play: unknown move '{key}'")
-            action = fixed[key]
+            action = (verb,)
     if action not in state.legal_actions():
         legal = "; ".join(str(describe_action(state, a)) for a in state.legal_actions())
-        raise ValueError(f"play: {dict(spec)} is not legal now (legal: {legal})")
+        raise ValueError(f"play: {spec} is not legal now (legal: {legal})")
     return action
 
 
@@ -206,19 +221,19 @@ def describe_action(state: SamuraiState, action: Action) -> dict[str, Any]:
     code = state.cards.code
     if action[0] == "gioca":
         _, c, target, extra = action
-        out: dict[str, Any] = {"gioca": code[c]}
+        out: dict[str, Any] = {"card": code[c]}
         if target >= 0 and not (
             state.cards.kind[c] == "proprieta" and not state.cards.honour_test[c]
         ):
-            out["bersaglio"] = target + 1
+            out["target"] = target + 1
         if extra >= 0:
-            out["proprieta"] = code[extra]
+            out["property"] = code[extra]
         return out
     if action[0] in ("scarta", "para"):
-        return {action[0]: code[action[1]]}
+        return {VERBS[action[0]]: code[action[1]]}
     if action[0] == "pesca":
-        return {"pesca": action[1]}
-    return {action[0]: True}
+        return {"draw": action[1]}
+    return {VERBS[action[0]]: True}
 
 
 def describe_event(cards: Cards, event: Event) -> dict[str, Any]:

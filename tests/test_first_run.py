@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, edit
+
+from pipeline import build, shared_db
+from pipeline.project import open_project
+from pipeline.validate import validate
 
 # Run `cartiera ARGS…` in this process, then name the heavy libraries it imported.
 IMPORTED = """
@@ -41,3 +46,29 @@ def _heavy_imports(*args: str) -> set[str]:
 )
 def test_a_command_imports_only_what_it_uses(args: list[str], needs: set[str]) -> None:
     assert _heavy_imports(*args) <= needs
+
+
+def test_a_no_op_build_does_not_check_the_database_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checking cards.db writes a whole database and plays every worked example: a build
+    does it when the sources, the code or the file changed, not when nothing did."""
+    here = open_project(project)
+    games = validate(here, layout=False).games
+    first = build._database(here, games)
+
+    def checked(*args: object) -> tuple[bool, str | None]:
+        raise AssertionError("cards.db was checked again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(shared_db, "refresh", checked)
+        assert build._database(here, games) == (False, None, first[2])
+
+    edit(project / "games/mazzo/cards.yaml", "name: Spia", "name: Spia Astuta")
+    games = validate(here, layout=False).games
+    rebuilt, _, content = build._database(here, games)
+    assert rebuilt and content != first[2]
+
+    here.sqlite_path.write_bytes(b"")  # type: ignore[union-attr]  # not the file recorded
+    rebuilt, _, again = build._database(here, games)
+    assert rebuilt and again == content

@@ -8,8 +8,10 @@ finder installed here prevents that: when a compiled module's source changed sin
 built, every compiled module of its package is skipped (with one warning saying how to
 rebuild) and the sources are imported instead. A whole package, because its compiled
 modules share C-level classes (Bless's game is a chain of them across five modules), which
-cannot be mixed with the Python source of a base or a subclass. CARTIERA_PURE_PYTHON=1
-skips every compiled module.
+cannot be mixed with the Python source of a base or a subclass. Every compiled file found
+beside a source is checked, whether the manifest lists it or not (a failed build may leave
+an old file and drop it from the manifest). CARTIERA_PURE_PYTHON=1 skips every compiled
+module.
 """
 
 from __future__ import annotations
@@ -41,17 +43,22 @@ def source_digest(source: Path) -> str:
 
 class FreshCompiledOnly(importlib.abc.MetaPathFinder):
     """Sends the imports of a package's compiled modules to their sources when one of those
-    sources changed since it was compiled."""
+    sources changed since it was compiled, or when the manifest does not vouch for it.
 
-    def __init__(self, built: dict[str, str], pure: bool):
+    Every compiled module file found beside a source counts, whatever the manifest lists:
+    a module the manifest dropped (its recompile failed) or an empty manifest (a failed
+    build) says nothing about when that file was made, so it is not trusted."""
+
+    def __init__(self, built: dict[str, str], pure: bool, prefix: str = "pipeline."):
         self.built = built  # module -> digest of the source it was compiled from
         self.pure = pure
+        self.prefix = prefix  # the packages whose compiled modules are checked
         self.stale: dict[str, bool] = {}  # package -> some compiled module of it is stale
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in self.built:
+        if not fullname.startswith(self.prefix):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not isinstance(spec.loader, importlib.machinery.ExtensionFileLoader):
@@ -67,34 +74,48 @@ class FreshCompiledOnly(importlib.abc.MetaPathFinder):
 
     def _stale(self, package: str, folder: Path) -> bool:
         if package not in self.stale:
-            changed = []
-            for module, digest in sorted(self.built.items()):
-                name = module.rpartition(".")
-                source = folder / (name[2] + ".py")
-                if name[0] == package and source.exists() and source_digest(source) != digest:
-                    changed.append(source.name)
+            changed = stale_modules(package, folder, self.built)
             if changed:
                 warnings.warn(
-                    f"{', '.join(changed)} in {folder} changed since compiled: running the "
-                    f"Python sources of {package} (reinstall with `pip install -e .` to "
-                    "compile them again)",
+                    f"{', '.join(changed)} in {folder} changed since compiled (or the build "
+                    f"did not record it): running the Python sources of {package} "
+                    "(reinstall with `pip install -e .` to compile them again)",
                     stacklevel=3,
                 )
             self.stale[package] = bool(changed)
         return self.stale[package]
 
 
+def stale_modules(package: str, folder: Path, built: dict[str, str]) -> list[str]:
+    """The sources in `folder` whose compiled module beside them may not run: the source
+    changed since it was compiled, or the manifest `built` does not list it."""
+    changed = []
+    for name in sorted({_module_name(path) for path in folder.iterdir()} - {None}):
+        source = folder / f"{name}.py"
+        if source.exists() and built.get(f"{package}.{name}") != source_digest(source):
+            changed.append(source.name)
+    return changed
+
+
+def _module_name(path: Path) -> str | None:
+    """The module a compiled extension file holds ("turns" for turns.cpython-311-….so)."""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        if path.name.endswith(suffix):
+            return path.name[: -len(suffix)]
+    return None
+
+
 def install() -> None:
-    """Put the finder first on sys.meta_path (once), when something was compiled."""
+    """Put the finder first on sys.meta_path (once). Without a manifest (nothing compiled,
+    or a build that failed before writing it) every compiled file found is stale."""
     if any(isinstance(f, FreshCompiledOnly) for f in sys.meta_path):
         return
     try:
-        built = json.loads(MANIFEST.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return  # nothing compiled: pure Python
-    if built:
-        pure = os.environ.get(PURE_ENV, "") not in ("", "0")
-        sys.meta_path.insert(0, FreshCompiledOnly(built, pure))
+        built = dict(json.loads(MANIFEST.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        built = {}
+    pure = os.environ.get(PURE_ENV, "") not in ("", "0")
+    sys.meta_path.insert(0, FreshCompiledOnly(built, pure))
 
 
 def compiled_modules() -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib
+import importlib.machinery
 import json
 import os
 import re
@@ -141,3 +142,55 @@ def test_every_c_class_declares_exactly_the_slots_of_its_python_class() -> None:
                 for m in re.split(r",\s*", line.strip())
             }
             assert members == slots.get(name, set()), f"{pxd.name}: {name}"
+
+
+@pytest.fixture
+def fake_compiled(tmp_path: Path) -> tuple[Path, Path]:
+    """A package `fakeeng` with a source and an (empty) compiled module file beside it, as
+    an old build leaves one: the import system takes such a file for the module."""
+    package = tmp_path / "fakeeng"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    source = package / "turns.py"
+    source.write_text("ROUNDS = 2\n", encoding="utf-8")
+    extension = package / f"turns{importlib.machinery.EXTENSION_SUFFIXES[0]}"
+    extension.write_bytes(b"")
+    return package, source
+
+
+@pytest.mark.parametrize("manifest", ["dropped", "empty"])
+def test_a_compiled_file_the_manifest_does_not_list_never_runs(
+    fake_compiled: tuple[Path, Path], manifest: str
+) -> None:
+    """After a failed recompile the manifest drops the module, or is empty: the old file
+    must not run in place of the edited source."""
+    package, source = fake_compiled
+    built = {"fakeeng.other": "0" * 64} if manifest == "dropped" else {}
+    finder = compiled.FreshCompiledOnly(built, pure=False, prefix="fakeeng.")
+    with pytest.warns(UserWarning, match="turns.py in .* did not record it"):
+        spec = finder.find_spec("fakeeng.turns", [str(package)])
+    assert spec is not None and spec.origin == str(source)
+    assert compiled.stale_modules("fakeeng", package, built) == ["turns.py"]
+
+
+def test_a_listed_fresh_compiled_file_runs_and_pure_python_never_does(
+    fake_compiled: tuple[Path, Path],
+) -> None:
+    package, source = fake_compiled
+    built = {"fakeeng.turns": compiled.source_digest(source)}
+    fresh = compiled.FreshCompiledOnly(built, pure=False, prefix="fakeeng.")
+    assert fresh.find_spec("fakeeng.turns", [str(package)]) is None  # the compiled file
+    pure = compiled.FreshCompiledOnly(built, pure=True, prefix="fakeeng.")
+    spec = pure.find_spec("fakeeng.turns", [str(package)])
+    assert spec is not None and spec.origin == str(source)
+
+
+def test_the_guard_is_installed_without_a_manifest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(compiled, "MANIFEST", tmp_path / "missing.json")
+    others = [f for f in sys.meta_path if not isinstance(f, compiled.FreshCompiledOnly)]
+    monkeypatch.setattr(sys, "meta_path", others)
+    compiled.install()
+    guard = next(f for f in sys.meta_path if isinstance(f, compiled.FreshCompiledOnly))
+    assert guard.built == {}

@@ -1,0 +1,228 @@
+"""A new user's first ten minutes, measured in one run (issue 38): install, start-up, builds,
+preview.
+
+    python3 benchmarks/first_run.py [--skip-install] [--skip-cold] [--edits 10]
+
+Every figure is printed beside its goal and the figure the issue measured before on this
+2-core machine, with the load average when it was taken: the machine may be shared, so a
+wall time is only as good as its load, and the CPU seconds of the processes are printed too.
+What runs is this checkout (PYTHONPATH), on copies of its tracked files in a temporary
+folder, with an empty render cache for the cold build.
+
+- install: a fresh venv with the wheel (`pip wheel` of the checkout, pure Python), another
+  with `pip install -e .`; dependencies come from pip's configured index and cache.
+- start-up: `cartiera --help`, `search bless re`, `validate --no-layout`: the median of 5.
+- builds: a cold `cartiera build` of the five games, a no-op one, one after a card edit;
+  a designer's game made by `cartiera new`, built, then a no-op build.
+- preview: `cartiera preview mazzo`; each edit of cards.yaml is timed until the state the
+  page asks for (the long poll of pipeline/preview.py) shows it: median and 95th percentile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+CARTIERA = [sys.executable, "-m", "pipeline"]
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def report(what: str, seconds: float, goal: float, before: float | None, cpu: float | None) -> None:
+    verdict = "ok  " if seconds <= goal else "MISS"
+    then = f"  before {before:6.1f} s ({before / seconds:4.1f}x)" if before else ""
+    used = f"  cpu {cpu:6.1f} s" if cpu is not None else ""
+    print(f"{verdict} {what:<44} {seconds:7.2f} s  goal {goal:5.1f} s{then}{used}  [{load()}]")
+
+
+def timed(
+    command: Sequence[str], cwd: Path, env: dict[str, str] | None = None
+) -> tuple[float, float]:
+    """Wall and CPU seconds of a command that must succeed."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    run = subprocess.run(command, cwd=cwd, env=env or ENV, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if run.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{run.stdout}{run.stderr}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def copy_checkout(target: Path) -> Path:
+    """The checkout's tracked files (its cards.db included), as a fresh clone has them."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        if (ROOT / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, target / name)
+    return target
+
+
+def installs(scratch: Path) -> None:
+    source = copy_checkout(scratch / "source")
+    alone = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    wall, cpu = timed(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-q",
+            "--no-deps",
+            "-w",
+            str(scratch / "dist"),
+            str(source),
+        ],
+        scratch,
+        alone,
+    )
+    report("pip wheel (pure Python)", wall, 60, None, cpu)
+    wheel = next((scratch / "dist").glob("cartiera-*.whl"))
+    print(f"     the wheel: {wheel.name}, {wheel.stat().st_size / 1e6:.2f} MB")
+    for name, target, before in (
+        ("wheel", [str(wheel)], None),
+        ("editable", ["-e", str(source)], 250.0),
+    ):
+        venv = scratch / f"venv-{name}"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin/python"), "-m", "pip", "install", "-q"]
+        wall, cpu = timed([*pip, *target], scratch, alone)
+        report(f"fresh venv: pip install {name} (with deps)", wall, 60, before, cpu)
+        wall, cpu = timed([*pip, "--no-deps", "--force-reinstall", *target], scratch, alone)
+        report("  again, without the dependencies", wall, 30, None, cpu)
+
+
+def startup(project: Path) -> None:
+    for args, before in (
+        (["--help"], 1.2),
+        (["search", "bless", "re"], 1.5),
+        (["validate", "--no-layout"], None),
+    ):
+        times = [timed([*CARTIERA, *args], project)[0] for _ in range(5)]
+        report(
+            f"cartiera {' '.join(args)} (median of 5)", statistics.median(times), 0.3, before, None
+        )
+
+
+def builds(project: Path, cold: bool) -> None:
+    build = [*CARTIERA, "build"]
+    if cold:
+        wall, cpu = timed(build, project)
+        report("cold build, five games, empty cache", wall, 60, 99, cpu)
+    else:
+        timed(build, project)  # the render cache is the user's (CARTIERA_CACHE, build/cache)
+    wall, cpu = timed(build, project)
+    report("no-op build, five games", wall, 2, None, cpu)
+    cards = project / "games/mazzo/cards.yaml"
+    cards.write_text(cards.read_text("utf-8").replace("name: Spia", "name: Spia Astuta", 1))
+    wall, cpu = timed(build, project)
+    report("build after one card's edit", wall, 60, None, cpu)
+    small = project.parent / "small"
+    small.mkdir()
+    timed([*CARTIERA, "new", "giardino", "--players", "2-4"], small)
+    wall, cpu = timed(build, small)
+    report("first build of a `cartiera new` game", wall, 40, 40, cpu)
+    wall, cpu = timed(build, small)
+    report("no-op build of a `cartiera new` game", wall, 1, 9.5, cpu)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _state(url: str, timeout: float = 30) -> dict:
+    with urllib.request.urlopen(url, timeout=timeout) as answer:
+        return dict(json.load(answer))
+
+
+def _until(check: Callable[[], bool], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            sys.exit("the preview did not answer")
+        time.sleep(0.05)
+
+
+def preview(project: Path, edits: int) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/state.json"
+    server = subprocess.Popen(
+        [*CARTIERA, "--project", str(project), "preview", "mazzo", "--port", str(port)],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+    def up() -> bool:
+        try:
+            return bool(_state(url, 1)["faces"])
+        except OSError:
+            return False
+
+    try:
+        _until(up, 180)
+        cards = project / "games/mazzo/cards.yaml"
+        text = cards.read_text("utf-8")
+        latencies = []
+        for edit in range(edits):
+            shown = _state(url)["version"]
+            name = f"Spia {edit + 2}"
+            cards.write_text(text.replace("name: Spia", f"name: {name}", 1), "utf-8")
+            started = time.perf_counter()
+            while True:  # what the page does: ask for the state after the one it shows
+                state = _state(f"{url}?after={shown}")
+                shown = state["version"]
+                if name in {face["name"] for face in state["faces"]}:
+                    break
+            latencies.append(time.perf_counter() - started)
+            time.sleep(0.3)  # the editor's next save comes later
+        cards.write_text(text, "utf-8")
+    finally:
+        server.terminate()
+        server.wait(10)
+    latencies.sort()
+    p95 = latencies[min(len(latencies) - 1, round(0.95 * (len(latencies) - 1)))]
+    report(f"preview follows an edit: median of {edits}", statistics.median(latencies), 1, 5, None)
+    report("preview follows an edit: 95th percentile", p95, 1, 15, None)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--skip-install", action="store_true", help="no venvs (minutes)")
+    parser.add_argument("--skip-cold", action="store_true", help="no cold build (minutes)")
+    parser.add_argument("--edits", type=int, default=10, help="edits timed in the preview")
+    args = parser.parse_args()
+    print(f"{os.cpu_count()} cores, {load()}; the checkout at {ROOT}")
+    with tempfile.TemporaryDirectory(prefix="cartiera-first-run-") as tmp:
+        scratch = Path(tmp)
+        if not args.skip_install:
+            installs(scratch)
+        project = copy_checkout(scratch / "project")
+        if not args.skip_cold:
+            ENV["CARTIERA_CACHE"] = str(scratch / "cache")  # nothing rendered yet
+        startup(project)
+        builds(project, cold=not args.skip_cold)
+        preview(project, args.edits)
+
+
+if __name__ == "__main__":
+    main()

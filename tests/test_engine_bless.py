@@ -149,7 +149,7 @@ def test_card_re_luce(rules):
             {"hand": ["re-luce"], "maledizioni": ["orizzonte"]},
             {"maledizioni": ["taglio-nelle-tenebre"]},
         )
-        play(r, g, {"cala": "re-luce", "as": "preghiera"})
+        play(r, g, {"cast": "re-luce", "as": "preghiera"})
         seen = [eye(r, g, "orizzonte")]
         end_turn(r, g)
         seen.append(eye(r, g, "orizzonte"))
@@ -178,7 +178,7 @@ def test_card_zoreo_campione_della_luce(rules):
 
     def bond(r):
         g = game(r, {"hand": ["zoreo-campione-della-luce"], "maledizioni": ["lama-del-mattino"]})
-        play(r, g, {"cala": "zoreo-campione-della-luce", "as": "preghiera"})
+        play(r, g, {"cast": "zoreo-campione-della-luce", "as": "preghiera"})
         play(r, g, {"attack": "lama-del-mattino", "direct": True})
         return g.scores[0], where(r, g, "zoreo-campione-della-luce")
 
@@ -200,7 +200,7 @@ def test_card_lama_del_mattino(rules):
             {"hand": ["lama-del-mattino"], "maledizioni": ["orizzonte"]},
             {"maledizioni": [corrotta("taglio-nelle-tenebre")]},
         )
-        play(r, g, {"cala": "lama-del-mattino", "as": "preghiera"}, {"choose": "orizzonte"})
+        play(r, g, {"cast": "lama-del-mattino", "as": "preghiera"}, {"choose": "orizzonte"})
         play(r, g, attack_move("orizzonte", "taglio-nelle-tenebre"))
         return corrupted(r, g, "orizzonte")
 
@@ -226,7 +226,7 @@ def test_card_dragone_di_fiele(rules):
             },
             {"maledizioni": ["fondale-marino"], "preghiere": ["re-ombra"]},
         )
-        play(r, g, {"cala": "dragone-di-fiele", "as": "preghiera"})
+        play(r, g, {"cast": "dragone-di-fiele", "as": "preghiera"})
         pick(r, g, "orizzonte")
         return eye(r, g, "orizzonte")
 
@@ -255,7 +255,7 @@ def test_card_battito_d_ali(rules):
 def breaks_a_preghiera(rules, code):
     def pray(r):
         g = game(r, {"hand": [code]}, {"preghiere": ["fiume-etereo"]})
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "fiume-etereo"})
         return where(r, g, "fiume-etereo")
@@ -270,7 +270,7 @@ def test_card_tormenta_degli_angeli(rules):
             {"hand": ["tormenta-degli-angeli"]},
             {"maledizioni": ["orizzonte", "lenora-spada-oscura", "sguardo-brillante"]},
         )
-        play(r, g, {"cala": "tormenta-degli-angeli"})
+        play(r, g, {"cast": "tormenta-degli-angeli"})
         while g.pending.kind == "target":
             assert g.pending.player == 1  # the opponent chooses which of theirs break
             play(r, g, ("choose", g.pending.options[0]))
@@ -281,7 +281,7 @@ def test_card_tormenta_degli_angeli(rules):
 
     def pray(r):
         g = game(r, {"hand": ["tormenta-degli-angeli"]}, {"preghiere": ["fiume-etereo"]})
-        play(r, g, {"cala": "tormenta-degli-angeli", "as": "preghiera"})
+        play(r, g, {"cast": "tormenta-degli-angeli", "as": "preghiera"})
         return where(r, g, "fiume-etereo")
 
     assert pray(rules) == "preghiere-1"
@@ -337,7 +337,7 @@ def test_card_catene_lucenti(rules):
             {"hand": ["catene-lucenti"], "maledizioni": ["orizzonte"]},
             {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura"]},
         )
-        play(r, g, {"cala": "catene-lucenti", "as": "preghiera"})
+        play(r, g, {"cast": "catene-lucenti", "as": "preghiera"})
         pick(r, g, "lenora-spada-oscura")
         end_turn(r, g)
         return can(r, g, attack_move("lenora-spada-oscura", "orizzonte"))
@@ -369,7 +369,7 @@ def test_card_anelli_del_sigillo(rules):
             {"hand": ["anelli-del-sigillo"], "maledizioni": ["orizzonte"]},
             {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura"]},
         )
-        play(r, g, {"cala": "anelli-del-sigillo", "as": "preghiera"})
+        play(r, g, {"cast": "anelli-del-sigillo", "as": "preghiera"})
         pick(r, g, "orizzonte")
         end_turn(r, g)
         return can(r, g, attack_move("lenora-spada-oscura", "orizzonte"))
@@ -391,7 +391,7 @@ def test_card_tocco_divino(rules):
 
     def pray(r):
         g = game(r, {"hand": ["tocco-divino"], "preghiere": ["fiume-etereo"]})
-        play(r, g, {"cala": "tocco-divino", "as": "preghiera"})
+        play(r, g, {"cast": "tocco-divino", "as": "preghiera"})
         return where(r, g, "fiume-etereo"), can(r, g, {"attack": "fiume-etereo", "direct": True})
 
     assert pray(rules) == ("maledizioni-1", True)  # converted, and not in Stasi
@@ -408,7 +408,7 @@ def test_card_voce_del_guru(rules):
             {"hand": ["voce-del-guru"], "maledizioni": ["battito-d-ali"]},
             {"preghiere": ["fiume-etereo"]},
         )
-        play(r, g, {"cala": "voce-del-guru", "as": "preghiera"})
+        play(r, g, {"cast": "voce-del-guru", "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "fiume-etereo"})
         return where(r, g, "fiume-etereo")
@@ -420,7 +420,7 @@ def test_card_voce_del_guru(rules):
 def test_card_pendolo_veggente(rules):
     def calo(r):
         g = game(r, {"hand": ["pendolo-veggente"]}, {"hand": ["re-luce", "re-ombra"]})
-        play(r, g, {"cala": "pendolo-veggente"})
+        play(r, g, {"cast": "pendolo-veggente"})
         return len(hand(r, g, 2))
 
     assert calo(rules) == 1  # a random card of the opponent's hand
@@ -428,7 +428,7 @@ def test_card_pendolo_veggente(rules):
 
     def pray(r):
         g = game(r, {"hand": ["pendolo-veggente", "re-luce"]})
-        play(r, g, {"cala": "pendolo-veggente", "as": "preghiera"})
+        play(r, g, {"cast": "pendolo-veggente", "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "sguardo-brillante"})
         return where(r, g, "sguardo-brillante"), g.pending.kind
@@ -447,7 +447,7 @@ def test_card_corona_di_stirpe(rules):
                 "preghiere": ["fiume-etereo"],
             },
         )
-        play(r, g, {"cala": "vento-tetro", "as": "preghiera"}, {"choose": "orizzonte"})
+        play(r, g, {"cast": "vento-tetro", "as": "preghiera"}, {"choose": "orizzonte"})
         return eye(r, g, "corona-di-stirpe")
 
     assert calo(rules) == 7  # playing a Legame invoked Fiume Etereo: Luce +1
@@ -494,7 +494,7 @@ def test_card_elica_empirea(rules):
             {"hand": ["elica-empirea"], "maledizioni": ["orizzonte", "re-luce"]},
             {"maledizioni": ["lenora-spada-oscura"]},
         )
-        play(r, g, {"cala": "elica-empirea", "as": "preghiera"})
+        play(r, g, {"cast": "elica-empirea", "as": "preghiera"})
         pick(r, g, "orizzonte", "re-luce")
         return eye(r, g, "orizzonte"), eye(r, g, "re-luce")
 
@@ -515,7 +515,7 @@ def test_card_lume_nomade(rules):
 
     def pray(r):
         g = game(r, {"hand": ["lume-nomade"], "maledizioni": [corrotta("orizzonte"), "re-luce"]})
-        play(r, g, {"cala": "lume-nomade", "as": "preghiera"})
+        play(r, g, {"cast": "lume-nomade", "as": "preghiera"})
         seen = (eye(r, g, "orizzonte"), eye(r, g, "re-luce"))
         end_turn(r, g)
         return (*seen, eye(r, g, "orizzonte"))
@@ -542,7 +542,7 @@ def test_card_fiamma_perpetua(rules):
 def plus_on_target(rules, code, amount):
     def pray(r):
         g = game(r, {"hand": [code], "maledizioni": ["orizzonte"]})
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         return eye(r, g, "orizzonte")
 
     return pray(rules) == 5 + amount and pray(blank(rules, code, "preghiera")) == 5
@@ -562,7 +562,7 @@ def test_card_raggio_vanescente(rules):
             {"hand": ["raggio-vanescente"], "maledizioni": ["orizzonte"]},
             {"maledizioni": ["lenora-spada-oscura"]},
         )
-        play(r, g, {"cala": "raggio-vanescente", "as": "preghiera"})
+        play(r, g, {"cast": "raggio-vanescente", "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "lenora-spada-oscura"})
         return corrupted(r, g, "orizzonte"), where(r, g, "lenora-spada-oscura")
@@ -602,7 +602,7 @@ def suppress_opens_attack(rules, code, shielded, attacker):
     def pray(r):
         g = game(r, {"hand": [code], "maledizioni": [attacker]}, {"maledizioni": [shielded]})
         before = can(r, g, attack_move(attacker, shielded))
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         pick(r, g, shielded)
         return before, can(r, g, attack_move(attacker, shielded))
 
@@ -617,7 +617,7 @@ def test_card_picchi_oltrenuvola(rules):
 def purifies_on_calo(rules, code):
     def calo(r):
         g = game(r, {"hand": [code, "re-luce"], "maledizioni": [corrotta("orizzonte")]})
-        play(r, g, {"cala": code})
+        play(r, g, {"cast": code})
         if g.pending.kind == "yesno":
             play(r, g, {"choose": "yes"})
         return corrupted(r, g, "orizzonte"), where(r, g, "re-luce")
@@ -661,7 +661,7 @@ def obelisk(rules, code, mine, other, wipe):
             {"hand": [code, "re-luce"], "maledizioni": [mine, other]},
             {"maledizioni": [wipe, "crepuscolo"]},
         )
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         return where(r, g, other), where(r, g, wipe), where(r, g, "crepuscolo"), g.pending.kind
 
     assert pray(rules) == ("vuoto", "vuoto", "vuoto", "mulligan")  # Duali too; the turn ends
@@ -678,7 +678,7 @@ def test_card_obelisco_del_sole(rules):
 def test_card_orizzonte(rules):
     def calo(r):
         g = game(r, {"hand": ["orizzonte"]})
-        play(r, g, {"cala": "orizzonte"})
+        play(r, g, {"cast": "orizzonte"})
         return g.scores[0]
 
     assert calo(rules) == 1
@@ -691,7 +691,7 @@ def minus_when_attacked(rules, code, attacker, defender):
         g = game(
             r, {"hand": [code], "maledizioni": [attacker]}, {"maledizioni": [corrotta(defender)]}
         )
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         pick(r, g, defender)
         play(r, g, attack_move(attacker, defender))
         return g.pending.kind
@@ -714,7 +714,7 @@ def cannot_be_attacked_by(rules, code, forbidden, allowed):
 def form_bonus(rules, code, mine, other):
     def pray(r):
         g = game(r, {"hand": [code], "maledizioni": [mine, other]})
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         return eye(r, g, mine) - eye(rules, game(rules, {"maledizioni": [mine]}), mine), eye(
             r, g, other
         ) - eye(rules, game(rules, {"maledizioni": [other]}), other)
@@ -760,7 +760,7 @@ def test_card_mangrovia_celeste(rules):
 def test_card_fiore_di_lamus(rules):
     def calo(r):
         g = game(r, {"hand": ["fiore-di-lamus", "fiume-etereo"]})
-        play(r, g, {"cala": "fiore-di-lamus"})
+        play(r, g, {"cast": "fiore-di-lamus"})
         return where(r, g, "fiume-etereo"), g.actions
 
     assert calo(rules) == ("preghiere-1", 2)  # calata for free
@@ -796,7 +796,7 @@ def eye_is_karma_on_their_turn(rules, code):
 def karma_this_turn(rules, code, mine):
     def pray(r):
         g = game(r, {"hand": [code], "maledizioni": [mine]})
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         play(r, g, {"attack": mine, "direct": True})
         return g.scores[0]
 
@@ -823,7 +823,7 @@ def looks_at_three(rules, code):
         g = game(
             r, {"hand": [code]}, mazzo=["re-ombra", "zoreo-campione-della-luce", "lama-del-mattino"]
         )
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         if g.pending.kind == "target":
             assert len(g.pending.options) == 3
             play(r, g, {"choose": "lama-del-mattino"})
@@ -853,7 +853,7 @@ def portal(rules, code, from_void, other):
 
     def pray(r):
         g = game(r, {"hand": [code]}, vuoto=[from_void, other])
-        play(r, g, {"cala": code, "as": "preghiera"})
+        play(r, g, {"cast": code, "as": "preghiera"})
         if g.pending.kind == "into":
             play(r, g, {"choose": "maledizione"})
         return where(r, g, from_void), where(r, g, other)
@@ -881,7 +881,7 @@ def test_card_re_ombra(rules):
             {"hand": ["re-ombra"], "maledizioni": ["taglio-nelle-tenebre"]},
             {"maledizioni": ["orizzonte"]},
         )
-        play(r, g, {"cala": "re-ombra", "as": "preghiera"})
+        play(r, g, {"cast": "re-ombra", "as": "preghiera"})
         return eye(r, g, "taglio-nelle-tenebre")
 
     assert pray(rules) == 7
@@ -895,7 +895,7 @@ def test_card_mesit_campione_dell_ombra(rules):
         g = game(
             r, {"hand": ["mesit-campione-dell-ombra"], "maledizioni": ["taglio-nelle-tenebre"]}
         )
-        play(r, g, {"cala": "mesit-campione-dell-ombra", "as": "preghiera"})
+        play(r, g, {"cast": "mesit-campione-dell-ombra", "as": "preghiera"})
         play(r, g, {"attack": "taglio-nelle-tenebre", "direct": True})
         return g.scores[0], where(r, g, "mesit-campione-dell-ombra")
 
@@ -921,7 +921,7 @@ def test_card_falce_della_notte(rules):
         play(
             r,
             g,
-            {"cala": "falce-della-notte", "as": "preghiera"},
+            {"cast": "falce-della-notte", "as": "preghiera"},
             {"choose": "taglio-nelle-tenebre"},
         )
         play(r, g, attack_move("taglio-nelle-tenebre", "orizzonte"))
@@ -961,7 +961,7 @@ def test_card_lenora_spada_oscura(rules):
             {"hand": ["lenora-spada-oscura"], "maledizioni": ["orizzonte"]},
             {"maledizioni": ["sguardo-brillante"]},
         )
-        play(r, g, {"cala": "lenora-spada-oscura", "as": "preghiera"})
+        play(r, g, {"cast": "lenora-spada-oscura", "as": "preghiera"})
         return where(r, g, "sguardo-brillante")
 
     assert pray(rules) == "vuoto"
@@ -988,7 +988,7 @@ def test_card_sussurro_fatale(rules):
             {"hand": ["sussurro-fatale"], "maledizioni": ["orizzonte"]},
             {"maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
         )
-        play(r, g, {"cala": "sussurro-fatale", "as": "preghiera"})
+        play(r, g, {"cast": "sussurro-fatale", "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "orizzonte"}, {"choose": "sguardo-brillante"})
         return corrupted(r, g, "orizzonte"), where(r, g, "sguardo-brillante")
@@ -1059,7 +1059,7 @@ def test_card_nube_mentale(rules):
             {"hand": ["nube-mentale"], "maledizioni": ["orizzonte"]},
             {"hand": [SPARE], "maledizioni": ["sguardo-brillante"]},
         )
-        play(r, g, {"cala": "nube-mentale", "as": "preghiera"})
+        play(r, g, {"cast": "nube-mentale", "as": "preghiera"})
         pick(r, g, "sguardo-brillante")
         seen = [eye(r, g, "sguardo-brillante")]
         end_turn(r, g)
@@ -1092,7 +1092,7 @@ def test_card_oscurita(rules):
         g = game(
             r, {"hand": ["oscurita"], "maledizioni": ["taglio-nelle-tenebre", "visione-profonda"]}
         )
-        play(r, g, {"cala": "oscurita", "as": "preghiera"})
+        play(r, g, {"cast": "oscurita", "as": "preghiera"})
         pick(r, g, "taglio-nelle-tenebre")
         return eye(r, g, "taglio-nelle-tenebre")
 
@@ -1119,7 +1119,7 @@ def test_card_volo_notturno(rules):
             {"hand": ["volo-notturno"], "maledizioni": ["taglio-nelle-tenebre"]},
             {"maledizioni": ["orizzonte", "lenora-spada-oscura"]},
         )
-        play(r, g, {"cala": "volo-notturno", "as": "preghiera"})
+        play(r, g, {"cast": "volo-notturno", "as": "preghiera"})
         pick(r, g, "taglio-nelle-tenebre")
         return eye(r, g, "taglio-nelle-tenebre")
 
@@ -1137,7 +1137,7 @@ def test_card_trama_celeste(rules):
                 "preghiere": ["fiume-etereo"],
             },
         )
-        play(r, g, {"cala": "trama-celeste"})
+        play(r, g, {"cast": "trama-celeste"})
         return eye(r, g, "orizzonte")
 
     assert calo(rules) == 6  # it invoked Fiume Etereo
@@ -1149,7 +1149,7 @@ def test_card_trama_celeste(rules):
             {"hand": ["trama-celeste"], "maledizioni": ["faro-della-redenzione"]},
             {"preghiere": ["fiume-etereo"]},
         )
-        play(r, g, {"cala": "trama-celeste", "as": "preghiera"})
+        play(r, g, {"cast": "trama-celeste", "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "fiume-etereo"})
         return where(r, g, "fiume-etereo")
@@ -1195,7 +1195,7 @@ def test_card_vento_tetro(rules):
 def test_card_rosone_dimenticato(rules):
     def free(r, cards):
         g = game(r, {"hand": cards}, actions=0)
-        return can(r, g, {"cala": "rosone-dimenticato"})
+        return can(r, g, {"cast": "rosone-dimenticato"})
 
     assert free(rules, ["rosone-dimenticato"])
     assert not free(rules, ["rosone-dimenticato", "re-luce"])
@@ -1221,9 +1221,9 @@ def test_card_zodiaco(rules):
 
     def pray(r):
         g = game(r, {"hand": ["zodiaco", "fiume-etereo", "orizzonte"]}, actions=1)
-        play(r, g, {"cala": "zodiaco", "as": "preghiera"})
-        return can(r, g, {"cala": "fiume-etereo", "as": "preghiera"}), can(
-            r, g, {"cala": "orizzonte"}
+        play(r, g, {"cast": "zodiaco", "as": "preghiera"})
+        return can(r, g, {"cast": "fiume-etereo", "as": "preghiera"}), can(
+            r, g, {"cast": "orizzonte"}
         )
 
     assert pray(rules) == (True, False)  # only Preghiere are free
@@ -1280,7 +1280,7 @@ def test_card_oltretomba(rules):
 
     def pray(r, theirs):
         g = game(r, {"hand": ["oltretomba"]}, {"maledizioni": theirs}, vuoto=["re-luce"])
-        play(r, g, {"cala": "oltretomba", "as": "preghiera"})
+        play(r, g, {"cast": "oltretomba", "as": "preghiera"})
         if g.pending.kind == "into":
             play(r, g, {"choose": "maledizione"})
         return where(r, g, "re-luce")
@@ -1311,7 +1311,7 @@ def test_card_passi_persi(rules):
             {"hand": ["passi-persi"], "maledizioni": ["orizzonte", "re-luce"]},
             {"maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
         )
-        play(r, g, {"cala": "passi-persi", "as": "preghiera"})
+        play(r, g, {"cast": "passi-persi", "as": "preghiera"})
         if g.pending.kind == "target":
             assert g.pending.player == 1  # the opponent chooses first
             play(r, g, {"choose": "sguardo-brillante"}, {"choose": "re-luce"})
@@ -1324,7 +1324,7 @@ def test_card_passi_persi(rules):
 def test_card_prima_notte(rules):
     def calo(r):
         g = game(r, {"hand": ["prima-notte"]}, vuoto=["orizzonte", "re-luce"])
-        play(r, g, {"cala": "prima-notte"})
+        play(r, g, {"cast": "prima-notte"})
         return where(r, g, "orizzonte"), where(r, g, "re-luce")
 
     assert calo(rules) == ("hand-1", "vuoto")  # only a card with Occhio 4 or more
@@ -1336,7 +1336,7 @@ def test_card_prima_notte(rules):
             {"hand": ["prima-notte"], "maledizioni": [{"card": "orizzonte", "stasi": True}]},
             {"maledizioni": ["lenora-spada-oscura"]},
         )
-        play(r, g, {"cala": "prima-notte", "as": "preghiera"})
+        play(r, g, {"cast": "prima-notte", "as": "preghiera"})
         end_turn(r, g)
         return can(r, g, attack_move("lenora-spada-oscura", "orizzonte"))
 
@@ -1359,7 +1359,7 @@ def test_card_dado_nero(rules):
 
     def pray(r):
         g = game(r, {"hand": ["dado-nero", SPARE]}, mazzo=["orizzonte"])
-        play(r, g, {"cala": "dado-nero", "as": "preghiera"})
+        play(r, g, {"cast": "dado-nero", "as": "preghiera"})
         if g.pending.kind == "into":
             play(r, g, {"choose": "maledizione"})
         return where(r, g, "orizzonte")
@@ -1381,7 +1381,7 @@ def test_card_crepuscolo(rules):
             {"hand": ["crepuscolo"], "maledizioni": ["re-ombra"]},
             {"maledizioni": [corrotta("orizzonte")]},
         )
-        play(r, g, {"cala": "crepuscolo", "as": "preghiera"})
+        play(r, g, {"cast": "crepuscolo", "as": "preghiera"})
         pick(r, g, "orizzonte", "Ombra")
         play(r, g, attack_move("re-ombra", "orizzonte"))
         return g.pending.kind
@@ -1420,7 +1420,7 @@ def test_card_oblio_e_prigione(rules):
         g = game(
             r, {"hand": ["oblio-e-prigione"], "maledizioni": ["re-luce"]}, {"maledizioni": theirs}
         )
-        play(r, g, {"cala": "oblio-e-prigione", "as": "preghiera"})
+        play(r, g, {"cast": "oblio-e-prigione", "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "sguardo-brillante"})
         return where(r, g, "re-luce"), where(r, g, "sguardo-brillante")
@@ -1455,7 +1455,7 @@ def test_card_pozza_di_luce_oscura(rules):
             {"hand": ["pozza-di-luce-oscura"], "maledizioni": ["orizzonte"]},
             {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
         )
-        play(r, g, {"cala": "pozza-di-luce-oscura", "as": "preghiera"})
+        play(r, g, {"cast": "pozza-di-luce-oscura", "as": "preghiera"})
         pick(r, g, "orizzonte")
         end_turn(r, g)
         play(r, g, attack_move("lenora-spada-oscura", "orizzonte"))
@@ -1530,7 +1530,7 @@ def test_campo(rules):
     )
     side = g.observation(0)["sides"][1]
     assert {"maledizioni", "preghiere", "altare"} <= set(side)
-    play(rules, g, {"cala": "obelisco-del-sole", "as": "preghiera"})
+    play(rules, g, {"cast": "obelisco-del-sole", "as": "preghiera"})
     # «in campo»: both zones of both sides, never the Altare
     assert [where(rules, g, c) for c in ("fondale-marino", "taglio-nelle-tenebre", "re-ombra")] == [
         "vuoto"
@@ -1558,7 +1558,7 @@ def test_zone_comuni(rules):
     )
     face_up = ["orizzonte", "lume-nomade", "lenora-spada-oscura"]
     assert g.observation(1)["vuoto"] == face_up
-    play(rules, g, {"cala": "portale-solenne", "as": "preghiera"}, {"choose": "maledizione"})
+    play(rules, g, {"cast": "portale-solenne", "as": "preghiera"}, {"choose": "maledizione"})
     assert where(rules, g, "lume-nomade") == "maledizioni-1"  # the last Luce to arrive is on top
     assert g.observation(0)["vuoto"][-1] == "portale-solenne"  # the Impulso went on top
     g = rules.new_game(5)
@@ -1599,7 +1599,7 @@ def test_forma(rules):
     g = game(
         rules, {"hand": ["fiume-etereo"], "maledizioni": ["orizzonte", "taglio-nelle-tenebre"]}
     )
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert (eye(rules, g, "orizzonte"), eye(rules, g, "taglio-nelle-tenebre")) == (6, 5)
 
 
@@ -1612,7 +1612,7 @@ def test_duali(rules):
 def test_scelta_zona(rules):
     def calo(as_what):
         g = game(rules, {"hand": ["orizzonte", SPARE]})
-        play(rules, g, {"cala": "orizzonte", "as": as_what})
+        play(rules, g, {"cast": "orizzonte", "as": as_what})
         return g.scores[0], where(rules, g, "orizzonte")
 
     assert calo("maledizione") == (1, "maledizioni-1")
@@ -1657,12 +1657,12 @@ def test_lasciare_il_campo(rules):
         },
         {"maledizioni": ["lenora-spada-oscura"]},
     )
-    play(rules, g, {"cala": "re-luce", "as": "preghiera"})
+    play(rules, g, {"cast": "re-luce", "as": "preghiera"})
     assert eye(rules, g, "orizzonte") == 9  # 5 + 2 (Legame, Corrotta) + 2 (Re Luce)
-    play(rules, g, {"cala": "passi-persi", "as": "preghiera"}, {"choose": "orizzonte"})
+    play(rules, g, {"cast": "passi-persi", "as": "preghiera"}, {"choose": "orizzonte"})
     assert where(rules, g, "orizzonte") == "hand-1"
     assert where(rules, g, "sole-vigilato") == "vuoto"  # its Legame broke
-    play(rules, g, {"cala": "orizzonte"})
+    play(rules, g, {"cast": "orizzonte"})
     assert (eye(rules, g, "orizzonte"), corrupted(rules, g, "orizzonte")) == (
         5,
         False,
@@ -1671,7 +1671,7 @@ def test_lasciare_il_campo(rules):
 
 def test_convertire(rules):
     g = game(rules, {"hand": ["tocco-divino", SPARE], "preghiere": ["orizzonte"]})
-    play(rules, g, {"cala": "tocco-divino", "as": "preghiera"})
+    play(rules, g, {"cast": "tocco-divino", "as": "preghiera"})
     c = rules.card("orizzonte")
     assert where(rules, g, "orizzonte") == "maledizioni-1"
     assert g.scores == [0, 0]  # Converting is not Calare: no CALO
@@ -1687,7 +1687,7 @@ def test_controllo(rules):
             "preghiere": [{"card": "sole-vigilato", "host": "orizzonte"}],
         },
     )
-    play(rules, g, {"cala": "oblio-e-prigione", "as": "preghiera"}, {"choose": "orizzonte"})
+    play(rules, g, {"cast": "oblio-e-prigione", "as": "preghiera"}, {"choose": "orizzonte"})
     assert where(rules, g, "orizzonte") == "maledizioni-1"
     assert (
         corrupted(rules, g, "orizzonte") and eye(rules, g, "orizzonte") == 7
@@ -1714,14 +1714,14 @@ def test_tre_tipologie(rules):
 
 def test_impulso(rules):
     g = game(rules, {"hand": ["battito-d-ali", SPARE]}, {"preghiere": ["fiume-etereo"]})
-    play(rules, g, {"cala": "battito-d-ali", "as": "preghiera"}, {"choose": "fiume-etereo"})
+    play(rules, g, {"cast": "battito-d-ali", "as": "preghiera"}, {"choose": "fiume-etereo"})
     assert where(rules, g, "battito-d-ali") == "vuoto"  # resolved, then broke
     assert g.observation(0)["vuoto"] == ["fiume-etereo", "battito-d-ali"]
 
 
 def test_eco(rules):
     g = game(rules, {"hand": ["fiume-etereo", SPARE], "maledizioni": ["orizzonte"]})
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert where(rules, g, "fiume-etereo") == "preghiere-1" and eye(rules, g, "orizzonte") == 6
     play(rules, g, {"invoke": "fiume-etereo"})
     assert eye(rules, g, "orizzonte") == 7
@@ -1736,7 +1736,7 @@ def test_catena_eco(rules):
             "preghiere": ["fiume-etereo"],
         },
     )
-    play(rules, g, {"cala": "fondale-marino", "as": "preghiera"})
+    play(rules, g, {"cast": "fondale-marino", "as": "preghiera"})
     assert eye(rules, g, "orizzonte") == 6  # Fiume Etereo answered once
     assert [e.kind for e in g.log].count("respond") == 1
     play(rules, g, {"invoke": "fondale-marino"})
@@ -1748,18 +1748,18 @@ def test_catena_eco(rules):
         {"hand": ["fondale-marino", SPARE]},
         {"preghiere": ["fiume-etereo"], "maledizioni": ["orizzonte"]},
     )
-    play(rules, other, {"cala": "fondale-marino", "as": "preghiera"})
+    play(rules, other, {"cast": "fondale-marino", "as": "preghiera"})
     assert eye(rules, other, "orizzonte") == 5  # the opponent's Eco never answer
 
 
 def test_legame(rules):
     g = game(rules, {"hand": ["vento-tetro", SPARE]})
-    assert not can(rules, g, {"cala": "vento-tetro", "as": "preghiera"})  # no host: cannot
+    assert not can(rules, g, {"cast": "vento-tetro", "as": "preghiera"})  # no host: cannot
     g = game(rules, {"hand": ["dado-nero", SPARE]}, mazzo=["vento-tetro"])
-    play(rules, g, {"cala": "dado-nero", "as": "preghiera"}, {"choose": "preghiera"})
+    play(rules, g, {"cast": "dado-nero", "as": "preghiera"}, {"choose": "preghiera"})
     assert where(rules, g, "vento-tetro") == "vuoto"  # played without a host: it breaks
     g = game(rules, {"hand": ["vento-tetro", SPARE]}, {"maledizioni": ["orizzonte"]})
-    play(rules, g, {"cala": "vento-tetro", "as": "preghiera"})
+    play(rules, g, {"cast": "vento-tetro", "as": "preghiera"})
     assert g.host[rules.card("vento-tetro")] == rules.card("orizzonte")  # an opponent's host
 
 
@@ -1772,14 +1772,14 @@ def test_ospite(rules):
             "preghiere": [{"card": "ali-di-som", "host": "lenora-spada-oscura"}],
         },
     )
-    play(rules, g, {"cala": "sole-vigilato", "as": "preghiera"})
+    play(rules, g, {"cast": "sole-vigilato", "as": "preghiera"})
     hosts = g.pending.options
     assert rules.card("lenora-spada-oscura") not in hosts  # it holds the opponent's Legame
     play(
         rules,
         g,
         {"choose": "orizzonte"},
-        {"cala": "vento-tetro", "as": "preghiera"},
+        {"cast": "vento-tetro", "as": "preghiera"},
         {"choose": "orizzonte"},
     )
     assert where(rules, g, "sole-vigilato") == "vuoto"  # the old Legame goes
@@ -1870,9 +1870,9 @@ def test_inizio_turno(rules):
 
 def test_fase_principale(rules):
     g = game(rules, {"hand": ["re-luce", "re-ombra", "orizzonte", "eclissi"]})
-    play(rules, g, {"cala": "re-luce"}, {"cala": "re-ombra"})
+    play(rules, g, {"cast": "re-luce"}, {"cast": "re-ombra"})
     assert g.actions == 1
-    play(rules, g, {"cala": "orizzonte"})
+    play(rules, g, {"cast": "orizzonte"})
     assert (g.pending.kind, g.pending.player) == ("mulligan", 0)  # no Actions left: Fine Turno
 
 
@@ -1882,7 +1882,7 @@ def test_fine_turno(rules):
         {"hand": ["orizzonte", SPARE]},
         {"maledizioni": [{"card": "lenora-spada-oscura", "stasi": True}]},
     )
-    play(rules, g, {"cala": "orizzonte"})
+    play(rules, g, {"cast": "orizzonte"})
     assert g.stasi[rules.card("orizzonte")]
     end_turn(rules, g)
     assert not g.stasi[rules.card("orizzonte")] and not g.stasi[rules.card("lenora-spada-oscura")]
@@ -1890,7 +1890,7 @@ def test_fine_turno(rules):
 
 def test_calare(rules):
     g = game(rules, {"hand": ["portale-solenne", SPARE]}, vuoto=["orizzonte"])
-    play(rules, g, {"cala": "portale-solenne", "as": "preghiera"}, {"choose": "maledizione"})
+    play(rules, g, {"cast": "portale-solenne", "as": "preghiera"}, {"choose": "maledizione"})
     assert where(rules, g, "orizzonte") == "maledizioni-1" and g.scores == [
         0,
         0,
@@ -1900,7 +1900,7 @@ def test_calare(rules):
 
 def test_stasi(rules):
     g = game(rules, {"hand": ["orizzonte", SPARE]}, {"maledizioni": ["lenora-spada-oscura"]})
-    play(rules, g, {"cala": "orizzonte"})
+    play(rules, g, {"cast": "orizzonte"})
     assert not can(rules, g, attack_move("orizzonte", "lenora-spada-oscura"))
     end_turn(rules, g)
     assert can(rules, g, attack_move("lenora-spada-oscura", "orizzonte"))  # can be attacked
@@ -1912,7 +1912,7 @@ def test_rimuovere_stasi(rules):
         {"hand": ["orizzonte"]},
         {"maledizioni": [{"card": "lenora-spada-oscura", "stasi": True}]},
     )
-    play(rules, g, {"cala": "orizzonte"})
+    play(rules, g, {"cast": "orizzonte"})
     assert not can(rules, g, {"remove_stasi": "lenora-spada-oscura"})  # only your own
     play(rules, g, {"remove_stasi": "orizzonte"}, attack_move("orizzonte", "lenora-spada-oscura"))
     assert corrupted(rules, g, "lenora-spada-oscura")  # Calare, Stasi, attack: one turn
@@ -1939,7 +1939,7 @@ def test_attacco_diretto(rules):
 
 def test_invocare(rules):
     g = game(rules, {"hand": ["fiume-etereo", SPARE], "maledizioni": ["orizzonte"]})
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"}, {"invoke": "fiume-etereo"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"}, {"invoke": "fiume-etereo"})
     assert g.actions == 1 and eye(rules, g, "orizzonte") == 7  # invoked in its first turn
     assert not can(rules, g, {"invoke": "fiume-etereo"})  # once per turn
 
@@ -2091,7 +2091,7 @@ def test_vince(rules):
         {"hand": ["fiume-etereo", SPARE], "maledizioni": ["tocco-divino"]},
         {"maledizioni": [corrotta("nube-mentale")]},
     )
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     play(rules, g, attack_move("tocco-divino", "nube-mentale"))
     # both «Vince» hold (Karma 2; an Occhio of 1 that is not the original 0): a tie
     assert clash_of(g).args[4] == 2
@@ -2118,7 +2118,7 @@ def test_vince_sempre(rules):
         {"hand": ["crepuscolo", SPARE], "maledizioni": ["re-luce"]},
         {"maledizioni": ["re-ombra"]},
     )
-    play(rules, g, {"cala": "crepuscolo", "as": "preghiera"}, {"choose": "re-luce"})
+    play(rules, g, {"cast": "crepuscolo", "as": "preghiera"}, {"choose": "re-luce"})
     play(rules, g, {"choose": "Ombra"}, attack_move("re-luce", "re-ombra"))
     assert clash_of(g).args[4] == 1  # Re Luce is Ombra now: Re Ombra «Vince sempre»
     g = game(
@@ -2129,7 +2129,7 @@ def test_vince_sempre(rules):
             "preghiere": [{"card": "cancelli-di-mezzo", "host": "re-ombra"}],
         },
     )
-    play(rules, g, {"cala": "crepuscolo", "as": "preghiera"}, {"choose": "re-luce"})
+    play(rules, g, {"cast": "crepuscolo", "as": "preghiera"}, {"choose": "re-luce"})
     play(rules, g, {"choose": "Ombra"}, attack_move("re-luce", "re-ombra"))
     assert clash_of(g).args[4] == 2  # two «Vince sempre» that hold: a tie
 
@@ -2407,14 +2407,14 @@ def test_durata_partita(rules):
 
 def test_obblighi(rules):
     g = game(rules, {"hand": ["tocco-divino", SPARE]})
-    play(rules, g, {"cala": "tocco-divino", "as": "preghiera"})
+    play(rules, g, {"cast": "tocco-divino", "as": "preghiera"})
     assert where(rules, g, "tocco-divino") == "vuoto" and g.pending.kind == "main"  # nothing to do
     g = game(
         rules,
         {"hand": ["raggio-vanescente", SPARE], "maledizioni": [corrotta("orizzonte")]},
         {"maledizioni": ["lenora-spada-oscura"]},
     )
-    play(rules, g, {"cala": "raggio-vanescente", "as": "preghiera"})
+    play(rules, g, {"cast": "raggio-vanescente", "as": "preghiera"})
     assert where(rules, g, "lenora-spada-oscura") == "maledizioni-2"  # the cost cannot be paid
 
 
@@ -2422,9 +2422,9 @@ def test_duali_forma(rules):
     g = game(
         rules, {"hand": ["fiume-etereo", "fondale-marino", SPARE], "maledizioni": ["crepuscolo"]}
     )
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert eye(rules, g, "crepuscolo") == 3  # Luce
-    play(rules, g, {"cala": "fondale-marino", "as": "preghiera"})
+    play(rules, g, {"cast": "fondale-marino", "as": "preghiera"})
     assert eye(rules, g, "crepuscolo") >= 4  # and Ombra
 
 
@@ -2434,7 +2434,7 @@ def test_maggiore_minore(rules):
         {"hand": ["lenora-spada-oscura", SPARE], "maledizioni": ["battito-d-ali"]},
         {"maledizioni": ["fiamma-perpetua", "orizzonte"]},
     )
-    play(rules, g, {"cala": "lenora-spada-oscura", "as": "preghiera"})
+    play(rules, g, {"cast": "lenora-spada-oscura", "as": "preghiera"})
     assert g.pending.kind == "target" and g.pending.player == 0
     assert {rules.cards[c].code for c in g.pending.options} == {"battito-d-ali", "fiamma-perpetua"}
     play(rules, g, {"choose": "fiamma-perpetua"})
@@ -2451,7 +2451,7 @@ def test_ordine_effetti(rules):
         {"hand": [SPARE], "maledizioni": ["oltretomba", "orizzonte"]},
         vuoto=["lume-nomade"],
     )
-    play(rules, g, {"cala": "obelisco-del-sole", "as": "preghiera"})
+    play(rules, g, {"cast": "obelisco-del-sole", "as": "preghiera"})
     assert g.pending.kind == "order" and g.pending.player == 0  # the active player's first
     play(rules, g, {"choose": "sussurro-fatale"})
     play(rules, g, ("choose", g.pending.options[0]), {"choose": "maledizione"})
@@ -2468,9 +2468,9 @@ def test_durata_effetti(rules):
         },
         {"hand": [SPARE], "maledizioni": ["orizzonte", "re-luce"]},
     )
-    play(rules, g, {"cala": "volo-notturno", "as": "preghiera"}, {"choose": "taglio-nelle-tenebre"})
+    play(rules, g, {"cast": "volo-notturno", "as": "preghiera"}, {"choose": "taglio-nelle-tenebre"})
     assert eye(rules, g, "taglio-nelle-tenebre") == 7
-    play(rules, g, {"cala": "raggio-vanescente", "as": "preghiera"}, {"choose": "orizzonte"})
+    play(rules, g, {"cast": "raggio-vanescente", "as": "preghiera"}, {"choose": "orizzonte"})
     assert eye(rules, g, "taglio-nelle-tenebre") == 6  # it reads the count continuously
     end_turn(rules, g)
     assert eye(rules, g, "taglio-nelle-tenebre") == 6  # until the end of the next turn
@@ -2488,7 +2488,7 @@ def test_imposta_somma(rules):
         },
         {"maledizioni": ["sguardo-brillante"]},
     )
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert eye(rules, g, "re-luce") == 9  # set to 8, then +1
     g = game(
         rules,
@@ -2498,7 +2498,7 @@ def test_imposta_somma(rules):
             "preghiere": [{"card": "mangrovia-celeste", "host": "re-luce"}],
         },
     )
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert eye(rules, g, "re-luce") == 5  # «sempre»: the addition does not count
     g = game(
         rules,
@@ -2510,7 +2510,7 @@ def test_imposta_somma(rules):
         {"maledizioni": ["orizzonte"]},
     )
     assert eye(rules, g, "taglio-nelle-tenebre") == 5
-    play(rules, g, {"cala": "oscurita", "as": "preghiera"}, {"choose": "taglio-nelle-tenebre"})
+    play(rules, g, {"cast": "oscurita", "as": "preghiera"}, {"choose": "taglio-nelle-tenebre"})
     assert eye(rules, g, "taglio-nelle-tenebre") == 8  # the last setting wins
     g = game(
         rules,
@@ -2528,14 +2528,14 @@ def test_imposta_somma(rules):
 
 def test_limiti(rules):
     g = game(rules, {"hand": ["fiume-etereo", SPARE], "preghiere": ["re-luce", "orizzonte"]})
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert g.pending.kind == "limit"  # a third Eco
     g = game(
         rules,
         {"hand": ["zodiaco", SPARE]},
         {"maledizioni": ["re-luce", "orizzonte", "eclissi", "lenora-spada-oscura"]},
     )
-    play(rules, g, {"cala": "zodiaco"})
+    play(rules, g, {"cast": "zodiaco"})
     assert len(maledizioni(rules, g, 1)) == 1 and len(maledizioni(rules, g, 2)) == 4  # per player
     g.check_invariants()
 
@@ -2548,7 +2548,7 @@ def test_superamento(rules):
             "maledizioni": ["re-luce", corrotta("orizzonte"), "eclissi", "lenora-spada-oscura"],
         },
     )
-    play(rules, g, {"cala": "zodiaco"})
+    play(rules, g, {"cast": "zodiaco"})
     assert g.pending.kind == "limit"
     assert {rules.cards[c].code for c in g.pending.options} == {
         "re-luce",
@@ -2566,7 +2566,7 @@ def test_superamento(rules):
             ],
         },
     )
-    play(rules, g, {"cala": "zodiaco"})
+    play(rules, g, {"cast": "zodiaco"})
     assert where(rules, g, "zodiaco") == "vuoto"  # nothing to choose: the newcomer goes
     g = game(
         rules,
@@ -2576,7 +2576,7 @@ def test_superamento(rules):
             "preghiere": ["re-luce", "fondale-marino"],
         },
     )
-    play(rules, g, {"cala": "fiume-etereo", "as": "preghiera"}, {"choose": "fondale-marino"})
+    play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"}, {"choose": "fondale-marino"})
     # checked before the effect: Fondale Marino was gone, so only Re Luce answered
     answered = [rules.cards[e.args[0]].code for e in g.log if e.kind == "respond"]
     assert where(rules, g, "fondale-marino") == "vuoto" and answered == ["re-luce"]
@@ -2585,10 +2585,10 @@ def test_superamento(rules):
 
 def test_parole_effetti(rules):
     g = game(rules, {"hand": ["fiore-di-lamus", "fiume-etereo"]})
-    play(rules, g, {"cala": "fiore-di-lamus"})
+    play(rules, g, {"cast": "fiore-di-lamus"})
     assert g.actions == 2  # «gratuitamente»: calata without an Action
     g = game(rules, {"hand": ["prima-notte", SPARE]}, vuoto=["orizzonte"])
-    play(rules, g, {"cala": "prima-notte"})
+    play(rules, g, {"cast": "prima-notte"})
     assert where(rules, g, "orizzonte") == "hand-1"  # «prendere»: into the hand
 
 
@@ -2615,7 +2615,7 @@ def test_a_designer_edit_changes_the_play(project, cli):
     assert run.exit_code == 0, run.output
     edited = load_rules(open_project(project), "bless")
     g = game(edited, {"hand": ["orizzonte", SPARE]})
-    play(edited, g, {"cala": "orizzonte"})
+    play(edited, g, {"cast": "orizzonte"})
     assert g.scores == [3, 0] and eye(edited, g, "orizzonte") == 9
 
 

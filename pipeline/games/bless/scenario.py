@@ -281,15 +281,16 @@ def _placement(spec: BlessPosition, altar: int) -> dict[str, Any]:
 
 
 def parse_action(state: BlessGame, spec: Any) -> Action:
-    """``end``, ``{cala: x, as: preghiera}``, ``{attack: x, target: y}``, ``{attack: x,
-    direct: true}``, ``{invoke: x}``, ``{remove_stasi: x}``, ``{choose: value}``."""
+    """``end``, ``{cast: x, as: preghiera}`` (Calare; as a Maledizione by default),
+    ``{attack: x, target: y}``, ``{attack: x, direct: true}``, ``{invoke: x}``,
+    ``{remove_stasi: x}``, ``{choose: value}``."""
     deck = state.deck
     if spec in ("end", {"end": True}):
         return ("end",)
     if not isinstance(spec, Mapping) or not 1 <= len(spec) <= 2:
         raise ScenarioError(f"not a Bless move: {spec!r}")
-    if "cala" in spec:
-        return ("cala", deck.card(spec["cala"]), spec.get("as", "maledizione"))
+    if "cast" in spec:
+        return ("cala", deck.card(spec["cast"]), spec.get("as", "maledizione"))
     if "remove_stasi" in spec:
         return ("stasi", deck.card(spec["remove_stasi"]))
     if "invoke" in spec:
@@ -325,7 +326,7 @@ def describe_action(state: BlessGame, action: Action) -> dict[str, Any]:
     if kind == "end":
         return {"end": True}
     if kind == "cala":
-        return {"cala": deck.code(action[1]), "as": action[2]}
+        return {"cast": deck.code(action[1]), "as": action[2]}
     if kind == "stasi":
         return {"remove_stasi": deck.code(action[1])}
     if kind == "invoke":

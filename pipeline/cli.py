@@ -1215,8 +1215,8 @@ def example_cmd(
     failed = 0
     for result in results:
         typer.echo(result.markdown)
-        for failure in result.failures:
-            typer.echo(f"error: {failure}", err=True)
+        for place, what in result.failed:
+            typer.echo(error_line(place, what), err=True)
         failed += not result.passed
     raise typer.Exit(1 if failed else 0)
 

@@ -127,7 +127,7 @@ class ExampleResult:
     name: str
     title: str
     clauses: list[str]
-    failures: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (file:line, step: what)
     narration: list[str] = field(default_factory=list)
     markdown: str = ""  # the whole example, with its title
     body: str = ""  # the same without title and rule reference (the site and rulebook add them)
@@ -138,7 +138,12 @@ class ExampleResult:
 
     @property
     def passed(self) -> bool:
-        return not self.failures
+        return not self.failed
+
+    @property
+    def failures(self) -> list[str]:
+        """Each failed check as one line: `file:line: step N: what did not hold`."""
+        return [f"{place}: {what}" for place, what in self.failed]
 
 
 def examples_dir(project: Project, slug: str) -> Path:
@@ -215,15 +220,13 @@ def run_example(project: Project, slug: str, name: str, rules: Engine[Any]) -> E
     result = ExampleResult(slug, name, scenario.title, scenario.anchors)
     mark = 0  # what the engine played by itself after the placing is a step like the others
     for number, step in enumerate(scenario.steps, 1):
-        line = doc.locate(["steps", number - 1])[0]
-        where = f"{doc.display}:{line}: step {number}"
+        place = f"{doc.display}:{doc.locate(['steps', number - 1])[0]}"
         if isinstance(step, Move):
-            result.failures += [f"{where}: {f}" for f in _move(rules, state, step)]
-            continue
-        events = state.log[mark:]
-        failures = _check(rules, state, step.expect, events)
-        result.failures += [f"{where}: {f}" for f in failures]
-        mark = len(state.log)
+            failures = _move(rules, state, step)
+        else:
+            failures = _check(rules, state, step.expect, state.log[mark:])
+            mark = len(state.log)
+        result.failed += [(place, f"step {number}: {f}") for f in failures]
     result.narration = rules.narrate(state.log, players)
     result.markdown = _markdown(rules, scenario, players, result)
     return result

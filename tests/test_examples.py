@@ -432,14 +432,15 @@ def test_a_refused_legal_option_and_play_report_every_failed_check(scratch: Path
         run = invoke(scratch, "example", "mazzo", "zz-broken")
     finally:
         (scratch / "games/mazzo/examples/zz-broken.yaml").unlink()
-    errors = [line for line in run.stderr.splitlines() if line.startswith("error: ")]
+    errors = run.stderr.splitlines()
     assert run.exit_code == 1
-    assert len(errors) == 5, (
-        run.stderr
-    )  # the refused option, decision, refused play, decision, player
-    assert "zz-broken.yaml:13: step 1: legal option {'attack': 'drago'" in errors[0]
-    assert "zz-broken.yaml:16: step 2: {'open': 'drago'} is refused" in run.stderr
-    assert "zz-broken.yaml:18: step 4: player: expected 1, got 2" in run.stderr
+    # the refused option, a decision, the refused play, a decision, a player: one line each
+    assert len(errors) == 5, run.stderr
+    assert all(line.startswith("games/mazzo/examples/zz-broken.yaml:") for line in errors)
+    prefix = "games/mazzo/examples/zz-broken.yaml"
+    assert errors[0].startswith(f"{prefix}:13: error: step 1: legal option {{'attack': 'drago'")
+    assert f"{prefix}:16: error: step 2: {{'open': 'drago'}} is refused" in run.stderr
+    assert f"{prefix}:18: error: step 4: player: expected 1, got 2" in run.stderr
     assert "Traceback" not in run.output
 
 
@@ -488,9 +489,7 @@ steps:
 
 
 @pytest.mark.parametrize("slug", sorted(AUTO))
-def test_what_the_engine_plays_by_itself_is_narrated_and_checked(
-    project, rules_of, slug: str
-):
+def test_what_the_engine_plays_by_itself_is_narrated_and_checked(project, rules_of, slug: str):
     path = _write(Path(project.root), slug, AUTO[slug], "zz-auto")
     try:
         result = run_example(project, slug, "zz-auto", rules_of(slug))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import sqlite3
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -370,3 +371,45 @@ def test_marks_in_the_bleed_contrast_with_the_card(
     assert content.count(grey + b" ") >= len(inside)
     if grey == b"0 G":
         assert b"1 G" not in content  # no white mark over a white card
+
+
+def test_only_cards_missing_data_are_stamped_and_the_stamp_says_what(
+    previews: dict[str, Path], shared_project: Path
+) -> None:
+    """Base-game cards whose data are complete (Concentrazione: only its Italian name is
+    unverified) were stamped "dati incompleti"; the stamp now names what is missing."""
+    with sqlite3.connect(shared_project / "cards.db") as db:
+        incomplete = {
+            name
+            for (name,) in db.execute(
+                "SELECT c.name FROM card c JOIN game g ON g.id = c.game_id "
+                "WHERE g.slug = 'samurai-sword' AND c.status = 'incomplete'"
+            )
+        }
+    stamped, texts = set(), []
+    for page in pdfium.PdfDocument(previews["samurai-sword"]):
+        text = page.get_textpage().get_text_range()
+        texts.append(text)
+        for line in text.splitlines():
+            if line.startswith("MANCA "):
+                stamped.add(line)
+                assert set(line[6:].split(", ")) <= {"DIFFICOLTÀ", "FERITE", "EFFETTO",
+                                                     "RESISTENZA", "ABILITÀ"}, line  # fmt: skip
+    assert stamped and not any("DATI INCOMPLETI" in t.upper() for t in texts)
+    concentrazione = next(t for t in texts if "Concentrazione" in t)
+    assert "MANCA" not in concentrazione
+    assert sum("MANCA " in t for t in texts) <= len(incomplete)
+
+
+def test_the_instructions_tell_a_home_printer_what_to_do_with_the_printer(
+    prova: Path, tmp_path: Path
+) -> None:
+    """The duplex check told home printers to run `cartiera deck --backs-offset`: they hold
+    a PDF, not the CLI. Printer settings first; the command only in the designers' note."""
+    out = tmp_path / "prova.pdf"
+    assert invoke(prova, "deck", "prova", "--out", str(out)).exit_code == 0
+    text = " ".join((PdfReader(out).pages[0].extract_text() or "").split())
+    home, marker, designers = text.partition("Per chi prepara il PDF con Cartiera:")
+    assert marker and "impostazioni" in home
+    assert "cartiera" not in home.casefold() and "--" not in home
+    assert "backs-offset" in designers and "--duplex" in designers  # a line may break at "--"

@@ -3,8 +3,11 @@ ink, print-shop PDF/X-4, and the faces preview from the cache."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pikepdf
@@ -165,6 +168,66 @@ def test_print_shop_pdf_is_pdfx4_with_an_output_intent(shared_project: Path, tmp
         assert marked == 36  # the four reconstructed collections, 9 copies each (defect 8)
 
 
+GS = shutil.which("gs")
+
+
+def preflight(path: Path) -> list[str]:
+    """The PDF/X-4 checks we can run here (no veraPDF: it does not check PDF/X, and is not
+    packaged): the structure pikepdf reads, then Ghostscript reading every page."""
+    found = []
+    with pikepdf.open(path) as pdf:
+        info, xmp = pdf.docinfo, pdf.open_metadata()
+        if str(info.get("/GTS_PDFXVersion", "")) != "PDF/X-4":
+            found.append("Info GTS_PDFXVersion is not PDF/X-4")
+        if xmp.get("pdfxid:GTS_PDFXVersion") != "PDF/X-4":
+            found.append("XMP pdfxid:GTS_PDFXVersion is not PDF/X-4")
+        trapped = info.get("/Trapped")
+        if not isinstance(trapped, pikepdf.Name) or str(trapped) not in ("/True", "/False"):
+            found.append(f"Info /Trapped is {trapped!r}, not the name /True or /False")
+        elif str(trapped)[1:] != xmp.get("pdf:Trapped"):
+            found.append(f"Info /Trapped {trapped} disagrees with XMP {xmp.get('pdf:Trapped')}")
+        if str(info.get("/Title", "")) != xmp.get("dc:title"):
+            found.append("Info /Title and XMP dc:title differ")
+        intents = list(pdf.Root.get("/OutputIntents", []))
+        if len(intents) != 1 or intents[0].get("/S") != "/GTS_PDFX":
+            found.append("not one GTS_PDFX output intent")
+        else:
+            intent = intents[0]
+            profile = intent.DestOutputProfile.read_bytes()
+            space = {b"RGB ": 3, b"CMYK": 4, b"GRAY": 1}.get(profile[16:20])
+            if profile[36:40] != b"acsp" or space != int(intent.DestOutputProfile.N):
+                found.append("the output profile is not an ICC profile of its /N components")
+            if not str(intent.get("/OutputConditionIdentifier", "")):
+                found.append("the output intent has no OutputConditionIdentifier")
+        for number, page in enumerate(pdf.pages, 1):
+            media, bleed, trim = (
+                [float(v) for v in page.obj[key]] for key in ("/MediaBox", "/BleedBox", "/TrimBox")
+            )
+            inside = all(
+                outer[0] <= inner[0] and outer[1] <= inner[1]
+                and inner[2] <= outer[2] and inner[3] <= outer[3]
+                for inner, outer in ((trim, bleed), (bleed, media))
+            )  # fmt: skip
+            if not inside:
+                found.append(f"page {number}: TrimBox, BleedBox, MediaBox not nested")
+    run = subprocess.run(
+        [GS or "gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=nullpage", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if run.returncode != 0 or run.stdout.strip() or run.stderr.strip():
+        found.append(f"Ghostscript: {(run.stderr or run.stdout).strip()[:200]}")
+    return found
+
+
+@pytest.mark.skipif(GS is None, reason="Ghostscript is not installed: apt-get install ghostscript")
+def test_print_shop_pdf_passes_the_preflight(shared_project: Path, tmp_path: Path) -> None:
+    out = tmp_path / "shop.pdf"
+    run = invoke(shared_project, "deck", "samurai-sword", "--layout", "cards", "--out", str(out))
+    assert run.exit_code == 0, run.output
+    assert preflight(out) == []
+
+
 def test_faces_preview_uses_the_cache(built: Path, own_cache: None, tmp_path: Path) -> None:
     """Defect 9: a second `cartiera faces` renders nothing and gives the same bytes (on
     BLITZ, the deck with the fewest faces: the cache is empty at the start)."""
@@ -210,3 +273,49 @@ def test_backs_land_behind_fronts_on_a_landscape_sheet(
         assert f"F{number}" in _text_in(front, r.x, r.y, r.w, r.h)
         behind = {"long": (r.x, h - r.bottom, r.w, r.h), "short": (w - r.right, r.y, r.w, r.h)}
         assert _text_in(back, *behind[duplex]).strip() == f"B{number}", (duplex, number)
+
+
+@pytest.mark.parametrize("size", sorted(CARD_SIZES))
+def test_the_fold_sheet_label_stays_off_every_card(size: str) -> None:
+    """The label ("foglio 1/22 · fronti e retro da piegare", about 40 × 2 mm at 6 pt) sat
+    on the fifth Samurai Sword back: it goes beside the fold line, off both halves' cards.
+    """
+    for paper in ("a4", "letter"):
+        try:
+            front, back, _ = fold_layouts(
+                PAPERS[paper], CARD_SIZES[size], 3.0, 0.0, PRINTABLE_MM[paper]
+            )
+        except ValueError:
+            continue
+        x, y, rotation = front.label_spot()
+        half_w, half_h = (20.0, 1.2) if rotation == 0 else (1.2, 20.0)
+        for layout in (front, back):
+            for index in range(layout.per_sheet):
+                card = layout.slot(index)
+                apart = (  # off the trim: the bleed around it is cut away
+                    x + half_w <= card.x
+                    or x - half_w >= card.right
+                    or y + half_h <= card.y
+                    or y - half_h >= card.bottom
+                )
+                assert apart, (paper, size, (x, y, rotation), index)
+
+
+@pytest.mark.parametrize("size", sorted(CARD_SIZES))
+def test_crop_marks_never_reach_into_a_card(size: str) -> None:
+    """Marks drawn in a narrow bleed stopped 0.5 mm inside the trim (Samurai Sword):
+    every mark ends at least 0.4 mm outside every card."""
+    for paper in ("a4", "letter", "a3"):
+        layouts = [SheetLayout.best_fit(PAPERS[paper], CARD_SIZES[size], 3.0, 0.0, 5.0)]
+        with contextlib.suppress(ValueError):  # the card does not fit half this paper
+            layouts += fold_layouts(PAPERS[paper], CARD_SIZES[size], 3.0, 0.0, 5.0)[:2]
+        for layout in layouts:
+            cards = [layout.slot(i) for i in range(layout.per_sheet)]
+            for mark in layout.marks():
+                for x, y in ((mark.x1, mark.y1), (mark.x2, mark.y2)):
+                    inside = [
+                        c
+                        for c in cards
+                        if c.x - 0.4 < x < c.right + 0.4 and c.y - 0.4 < y < c.bottom + 0.4
+                    ]
+                    assert not inside, (paper, size, mark)

@@ -209,3 +209,22 @@ def test_unknown_game_and_missing_database(project: Path) -> None:
     run = invoke(project, "rulebook", "mazzo")
     assert run.exit_code == 1
     assert "cards.db does not exist" in run.stderr
+
+
+def test_the_card_list_keeps_its_number_columns_apart(rulebooks: dict[str, Path]) -> None:
+    """On A5, Copie's right-aligned numbers ran into Difficoltà's values ("6 1" read "61"):
+    the header cells show the gap every row has."""
+    doc = pdfium.PdfDocument(rulebooks["samurai-sword"])
+    for page in doc:
+        text = page.get_textpage()
+        if "Elenco delle carte" in text.get_text_range() and "Difficoltà" in text.get_text_range():
+            break
+    else:
+        pytest.fail("no card list with a Difficoltà column")
+
+    def span(word: str) -> tuple[float, float]:
+        index, count = text.search(word).get_next()
+        return text.get_charbox(index)[0], text.get_charbox(index + count - 1)[2]
+
+    gap_mm = (span("Difficoltà")[0] - span("Copie")[1]) * 25.4 / 72
+    assert gap_mm >= 2.5, gap_mm

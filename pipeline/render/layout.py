@@ -214,7 +214,7 @@ class SheetLayout:
             room = (limit - start) * sign
             inside = room < MARK_MIN_MM
             if inside:
-                start, end = trim_edge - sign * MARK_GAP_MM, limit
+                start, end = trim_edge + sign * MARK_GAP_MM, limit  # outward from the trim
                 if (end - start) * sign < 1.0:
                     continue  # no room even in the bleed
             else:
@@ -289,6 +289,9 @@ class SheetLayout:
         """Where the sheet's label goes, outside the bleed and away from the targets:
         its centre (mm) and rotation (0 or 90 degrees)."""
         block = self.block
+        fold = next((s for s in ("bottom", "right", "top", "left") if s not in self.sides), None)
+        if fold is not None and self.area is not None:
+            return self._fold_spot(fold, self.area)
         if self._roomy() == "vertical":
             lo, hi = self._margin_room("bottom")
             last = self.slot(self.per_sheet - 1)
@@ -298,6 +301,21 @@ class SheetLayout:
         last = self.slot(self.per_sheet - 1)
         y = last.center[1] if self.rows > 1 else block.y + 3 * block.h / 4
         return (lo + hi) / 2, y, 90
+
+    def _fold_spot(self, side: str, area: Rect) -> tuple[float, float, int]:
+        """Half of a fold sheet: the label goes in the strip between the bleed and the
+        fold line (the margin on the paper's edges may be all taken by the cards, and the
+        margin on the fold's side runs on into the other half's cards)."""
+        block, last = self.block, self.slot(self.per_sheet - 1)
+        if side in ("top", "bottom"):
+            edge = block.bottom + self.bleed if side == "bottom" else block.y - self.bleed
+            line = area.bottom if side == "bottom" else area.y
+            x = last.center[0] if self.cols > 1 else block.x + 3 * block.w / 4
+            return x, (edge + line) / 2, 0
+        edge = block.right + self.bleed if side == "right" else block.x - self.bleed
+        line = area.right if side == "right" else area.x
+        y = last.center[1] if self.rows > 1 else block.y + 3 * block.h / 4
+        return (edge + line) / 2, y, 90
 
     def with_sides(self, sides: tuple[str, ...]) -> SheetLayout:
         return replace(self, sides=sides)

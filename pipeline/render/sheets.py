@@ -127,7 +127,7 @@ class Imposer:
         )
         if pdfx:
             info.GTS_PDFXVersion = pikepdf.String("PDF/X-4")
-            info.Trapped = pikepdf.Name.False_
+            info.Trapped = pikepdf.Name("/False")  # not Name.False_: that is "/False_"
             self._output_intent()
         self.pdf.docinfo = self.pdf.make_indirect(info)
         out = io.BytesIO()

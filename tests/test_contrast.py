@@ -1,0 +1,122 @@
+"""Text a player can read: every word printed on the Samurai Sword cards, in full and in
+light ink, measured on the rendered sheet against what lies around it (WCAG contrast:
+4.5:1 for text, 3:1 for titles of 18 pt and more).
+
+Measured from pixels, not from the CSS: a colour variable overridden by the light ink,
+a tint under a title or a highlighted keyword count as the reader sees them. The word's
+box comes from the PDF's text (pypdfium2); its background is the median of a thin ring
+around the box, its colour the pixel inside the box farthest from that background.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pypdfium2 as pdfium
+import pytest
+from conftest import invoke
+
+DPI = 200
+LARGE_PT = 18.0  # WCAG "large text": 18 pt (14 pt bold), 3:1 instead of 4.5:1
+RING_PX = 3
+
+pytestmark = pytest.mark.slow
+
+
+def relative_luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG 2 relative luminance of sRGB pixels (last axis R, G, B in 0-255)."""
+    c = rgb.astype(float) / 255
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return 0.2126 * c[..., 0] + 0.7152 * c[..., 1] + 0.0722 * c[..., 2]
+
+
+def contrast(a: float, b: float) -> float:
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+def _words(text: str) -> list[list[int]]:
+    """Character indexes of each word of a page's text."""
+    words: list[list[int]] = []
+    current: list[int] = []
+    for index, char in enumerate(text):
+        if char.isspace() or char == "·":
+            if current:
+                words.append(current)
+            current = []
+        else:
+            current.append(index)
+    return [*words, current] if current else words
+
+
+def low_contrast_words(path: Path, pages: range) -> list[tuple[int, str, float]]:
+    """(page, word, ratio) of every word under its WCAG minimum on those pages."""
+    found = []
+    document = pdfium.PdfDocument(path)
+    for number in pages:
+        page = document[number]
+        image = page.render(scale=DPI / 72).to_pil().convert("RGB")
+        lum = relative_luminance(np.asarray(image))
+        height, scale = page.get_height(), DPI / 72
+        textpage = page.get_textpage()
+        text = textpage.get_text_range()
+        for word in _words(text):
+            boxes = [textpage.get_charbox(i) for i in word]
+            left, right = min(b[0] for b in boxes), max(b[2] for b in boxes)
+            bottom, top = min(b[1] for b in boxes), max(b[3] for b in boxes)
+            x0, x1 = int(left * scale), int(right * scale) + 1
+            y0, y1 = int((height - top) * scale), int((height - bottom) * scale) + 1
+            if x1 - x0 < 2 or y1 - y0 < 2:
+                continue
+            ring = np.concatenate(
+                [
+                    lum[max(y0 - RING_PX, 0) : y0, x0:x1].ravel(),
+                    lum[y1 : y1 + RING_PX, x0:x1].ravel(),
+                    lum[y0:y1, max(x0 - RING_PX, 0) : x0].ravel(),
+                    lum[y0:y1, x1 : x1 + RING_PX].ravel(),
+                ]
+            )
+            if ring.size == 0:
+                continue
+            background = float(np.median(ring))
+            inside = lum[y0:y1, x0:x1].ravel()
+            ink = float(inside[np.argmax(np.abs(inside - background))])
+            needed = 3.0 if top - bottom >= LARGE_PT * 0.7 else 4.5  # cap height ~0.7 em
+            ratio = contrast(background, ink)
+            if ratio < needed:
+                found.append((number + 1, "".join(text[i] for i in word), round(ratio, 2)))
+    return found
+
+
+@pytest.fixture(scope="module")
+def samurai_decks(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("contrast")
+    decks = {}
+    for ink in ("full", "light"):
+        path = out / f"samurai-sword-{ink}.pdf"
+        run = invoke(shared_project, "deck", "samurai-sword", "--ink", ink, "--out", str(path))
+        assert run.exit_code == 0, run.output
+        decks[ink] = path
+    return decks
+
+
+@pytest.mark.parametrize("ink", ["full", "light"])
+def test_every_word_on_the_samurai_sword_fronts_is_readable(samurai_decks: dict, ink: str) -> None:
+    """Page 1 is the instructions, 2 blank, then front and back sheets in turn. In light
+    ink, the Ninja and Ronin titles were cream on pale blue and pink (about 1.35:1), and
+    the Shogun keyword dark yellow on cream (4.2:1)."""
+    path = samurai_decks[ink]
+    fronts = range(2, len(pdfium.PdfDocument(path)), 2)
+    assert low_contrast_words(path, fronts) == []
+
+
+def test_the_measure_sees_pale_text(tmp_path: Path) -> None:
+    """The check itself: cream on pale blue fails, dark blue on pale blue passes."""
+    from weasyprint import HTML
+
+    page = tmp_path / "p.pdf"
+    HTML(
+        string='<body style="background: #c9d1df; font: 24pt serif">'
+        '<p style="color: #f6f1e3">Ninja</p><p style="color: #0d1d3a">Ronin</p></body>'
+    ).write_pdf(page)
+    assert [w for _, w, _ in low_contrast_words(page, range(1))] == ["Ninja"]

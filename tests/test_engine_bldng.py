@@ -481,7 +481,7 @@ def test_reverse(rules):
     # in two players the turn still passes to the other
     state = at(rules, ["reverse", "quadrato-verde", "cerchio-giallo"])
     move(rules, state, {"draw": True}, {"discard": "quadrato-verde"})
-    assert [e.player for e in state.log if e.kind == "turn"][0] == 1
+    assert next(e.player for e in state.log if e.kind == "turn") == 1
 
 
 def test_give_5_cards_back(rules):

@@ -24,6 +24,7 @@ from .examples import example_names, run_examples
 from .load import LoadedGame
 from .problems import Problem, SourceError
 from .project import Project
+from .sanitize import literal_names
 
 
 def engine_input(project: Project, slug: str) -> tuple[Seats, list[CardRecord]]:
@@ -117,7 +118,7 @@ def store_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -
                             code=result.name,
                             title=result.title,
                             clauses=canonical_json(result.clauses),
-                            narration_md=result.body,
+                            narration_md=literal_names(result.body, (c.name for c in loaded.cards)),
                             scenario=canonical_json(result.narration),
                             position=pos,
                         )

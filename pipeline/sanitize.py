@@ -14,6 +14,7 @@ cannot borrow the attributes the templates need (titles, data-…, hidden).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import nh3
 
@@ -46,7 +47,7 @@ URL_SCHEMES = {"http", "https", "mailto"}
 
 # An attribute list as attr_list reads one: `{: … }` or `{ … }` (quoted values may hold
 # braces), and one of its items.
-_ATTR_LIST = re.compile(r"\{(:?)[ ]*((?:\"[^\"\n]*\"|'[^'\n]*'|[^}\n\"'])+?)[ ]*\}")
+_ATTR_LIST = re.compile(r"(?<!\\)\{(:?)[ ]*((?:\"[^\"\n]*\"|'[^'\n]*'|[^}\n\"'])+?)[ ]*\}")
 _ITEM = re.compile(r"[^\s=]+(?:=(?:\"[^\"]*\"|'[^']*'|\S+))?")
 _CLASS_OR_ID = re.compile(r"[.#][\w-]+")
 
@@ -126,3 +127,19 @@ def _unsafe_target(target: str, picture: bool) -> str | None:
     if scheme and scheme[1].lower() not in URL_SCHEMES:
         return f"link to '{target[:60]}': only http, https and mailto links are kept"
     return None
+
+
+# What Markdown (with attr_list) reads as markup inside a line of text.
+_MARKUP_CHARS = re.compile(r"([\\`*_{}\[\]()#+!|<>.-])")
+_MARKUP_IN_NAME = re.compile(r"[\\`*_{}\[\]|<>]")
+
+
+def literal_names(markdown_text: str, names: Iterable[str]) -> str:
+    """Markdown made by our own code (a narration, with its **bold**) in which the given
+    card names, written by designers, read as plain text: a name with `*`, `{…}` or `[…]`
+    is neither emphasis, an attribute list nor a link. Names without such characters are
+    left as they are."""
+    marked = sorted({n for n in names if _MARKUP_IN_NAME.search(n)}, key=len, reverse=True)
+    for name in marked:
+        markdown_text = markdown_text.replace(name, _MARKUP_CHARS.sub(r"\\\1", name))
+    return markdown_text

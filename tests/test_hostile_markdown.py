@@ -268,3 +268,19 @@ def test_sanitize_drops_active_content(markdown_html: str) -> None:
     clean = sanitize_html(markdown_html)
     assert active_content(clean) == [] and "<script" not in clean and "iframe" not in clean
     assert "data:" not in clean
+
+
+def test_card_names_in_narrations_read_as_text(built: Path, cli: Callable[..., Run]) -> None:
+    """A card name with Markdown in it ("{: onclick=… }", "*…*") is shown as written in
+    the worked examples, neither cut into an attribute list nor turned into emphasis."""
+    import sqlite3
+
+    name = 'Orizzonte {: onclick="alert(1)" } *forte*'
+    edit(built / "games/bless/cards.yaml", "name: Orizzonte\n", f"name: '{name}'\n")
+    run = cli(built, "db", "build")
+    assert run.exit_code == 0, run.output
+    with sqlite3.connect(built / "cards.db") as conn:
+        narrations = [row[0] for row in conn.execute("SELECT narration_md FROM example")]
+    told = [md_to_html(text) for text in narrations if "Orizzonte" in text]
+    assert told and all(name in html for html in told)  # as written, as text
+    assert not any(active_content(html) or "<em>forte" in html for html in told)

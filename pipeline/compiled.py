@@ -90,7 +90,8 @@ def stale_modules(package: str, folder: Path, built: dict[str, str]) -> list[str
     """The sources in `folder` whose compiled module beside them may not run: the source
     changed since it was compiled, or the manifest `built` does not list it."""
     changed = []
-    for name in sorted({_module_name(path) for path in folder.iterdir()} - {None}):
+    names = {name for path in folder.iterdir() if (name := _module_name(path)) is not None}
+    for name in sorted(names):
         source = folder / f"{name}.py"
         if source.exists() and built.get(f"{package}.{name}") != source_digest(source):
             changed.append(source.name)

@@ -133,7 +133,13 @@ def reference() -> Path:
 # run; a test marked xdist_group (the conformance runs) keeps its own group. Workers take
 # groups in this order: the longest first, so the two finish close together (a scheduling
 # hint only: a group out of place costs time, never a result).
-SITE_GROUP = ("test_site.py", "test_site_browser.py", "test_search_site.py")
+SITE_GROUP = (
+    "test_site.py",
+    "test_site_browser.py",
+    "test_search_site.py",
+    "test_visible_text.py",
+    "test_screenshots.py",
+)
 LONGEST_FIRST = (
     "site",
     "test_rulebook.py",

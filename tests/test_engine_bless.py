@@ -42,10 +42,17 @@ def game(
     seed: int = 0,
     **spec: Any,
 ) -> BlessGame:
+    """A position: seat 1's and seat 2's zones, the Mazzo (draw pile) and the Vuoto (discard
+    pile) by their Italian names, whose turn (`active`), and the other position keys."""
     p2 = dict(p2 or {})
     if "hand" in p2:
         p2["hand"] = [SPARE_2 if c == SPARE else c for c in p2["hand"]]
-    return rules.position({"players": [p1 or {}, p2], **spec}, seed=seed, dice=dice)
+    piles = {"draw": spec.pop("mazzo", []), "discard": spec.pop("vuoto", [])}
+    if "active" in spec:
+        spec["turn"] = spec.pop("active")
+    altar = spec.pop("altar", 5)
+    position = {"seats": {1: p1 or {}, 2: p2}, "piles": piles, "seed": seed, "dice": list(dice)}
+    return rules.setup({**position, **spec}, 2, {"altar": altar})
 
 
 def play(rules: BlessRules, g: BlessGame, *moves: Any) -> BlessGame:
@@ -88,7 +95,7 @@ def attack_move(attacker: str, defender: str) -> dict[str, str]:
 
 
 def corrotta(code: str) -> dict[str, Any]:
-    return {"card": code, "corrotta": True}
+    return {"card": code, "corrupted": True}
 
 
 def where(rules: BlessRules, g: BlessGame, code: str) -> str:
@@ -135,7 +142,7 @@ def blank(rules: BlessRules, code: str, side: str) -> BlessRules:
 
 def test_card_re_luce(rules):
     def attack(r):
-        g = game(r, {"maledizioni": ["re-luce"]}, {"maledizioni": [corrotta("lama-del-mattino")]})
+        g = game(r, {"curses": ["re-luce"]}, {"curses": [corrotta("lama-del-mattino")]})
         return play(r, g, attack_move("re-luce", "lama-del-mattino"))
 
     g = attack(rules)
@@ -146,8 +153,8 @@ def test_card_re_luce(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["re-luce"], "maledizioni": ["orizzonte"]},
-            {"maledizioni": ["taglio-nelle-tenebre"]},
+            {"hand": ["re-luce"], "curses": ["orizzonte"]},
+            {"curses": ["taglio-nelle-tenebre"]},
         )
         play(r, g, {"cast": "re-luce", "as": "preghiera"})
         seen = [eye(r, g, "orizzonte")]
@@ -164,8 +171,8 @@ def test_card_zoreo_campione_della_luce(rules):
     def attack(r):
         g = game(
             r,
-            {"maledizioni": ["zoreo-campione-della-luce"]},
-            {"maledizioni": ["falce-della-notte"]},
+            {"curses": ["zoreo-campione-della-luce"]},
+            {"curses": ["falce-della-notte"]},
         )
         return play(r, g, attack_move("zoreo-campione-della-luce", "falce-della-notte"))
 
@@ -177,7 +184,7 @@ def test_card_zoreo_campione_della_luce(rules):
     )
 
     def bond(r):
-        g = game(r, {"hand": ["zoreo-campione-della-luce"], "maledizioni": ["lama-del-mattino"]})
+        g = game(r, {"hand": ["zoreo-campione-della-luce"], "curses": ["lama-del-mattino"]})
         play(r, g, {"cast": "zoreo-campione-della-luce", "as": "preghiera"})
         play(r, g, {"attack": "lama-del-mattino", "direct": True})
         return g.scores[0], where(r, g, "zoreo-campione-della-luce")
@@ -188,7 +195,7 @@ def test_card_zoreo_campione_della_luce(rules):
 
 def test_card_lama_del_mattino(rules):
     def eye_with_one_ombra(r):
-        g = game(r, {"maledizioni": ["lama-del-mattino", "taglio-nelle-tenebre"]})
+        g = game(r, {"curses": ["lama-del-mattino", "taglio-nelle-tenebre"]})
         return eye(r, g, "lama-del-mattino")
 
     assert eye_with_one_ombra(rules) == 6
@@ -197,8 +204,8 @@ def test_card_lama_del_mattino(rules):
     def bond(r):
         g = game(
             r,
-            {"hand": ["lama-del-mattino"], "maledizioni": ["orizzonte"]},
-            {"maledizioni": [corrotta("taglio-nelle-tenebre")]},
+            {"hand": ["lama-del-mattino"], "curses": ["orizzonte"]},
+            {"curses": [corrotta("taglio-nelle-tenebre")]},
         )
         play(r, g, {"cast": "lama-del-mattino", "as": "preghiera"}, {"choose": "orizzonte"})
         play(r, g, attack_move("orizzonte", "taglio-nelle-tenebre"))
@@ -210,7 +217,7 @@ def test_card_lama_del_mattino(rules):
 
 def test_card_dragone_di_fiele(rules):
     def direct(r):
-        g = game(r, {"maledizioni": ["dragone-di-fiele"]}, {"maledizioni": ["fondale-marino"]})
+        g = game(r, {"curses": ["dragone-di-fiele"]}, {"curses": ["fondale-marino"]})
         return can(r, g, {"attack": "dragone-di-fiele", "direct": True})
 
     assert direct(rules)  # more Luce cards than the opponent
@@ -221,10 +228,10 @@ def test_card_dragone_di_fiele(rules):
             r,
             {
                 "hand": ["dragone-di-fiele"],
-                "maledizioni": ["orizzonte"],
-                "preghiere": [{"card": "vento-tetro", "host": "fondale-marino"}],
+                "curses": ["orizzonte"],
+                "prayers": [{"card": "vento-tetro", "host": "fondale-marino"}],
             },
-            {"maledizioni": ["fondale-marino"], "preghiere": ["re-ombra"]},
+            {"curses": ["fondale-marino"], "prayers": ["re-ombra"]},
         )
         play(r, g, {"cast": "dragone-di-fiele", "as": "preghiera"})
         pick(r, g, "orizzonte")
@@ -238,8 +245,8 @@ def test_card_battito_d_ali(rules):
     def attacked(r):
         g = game(
             r,
-            {"hand": ["re-luce", "re-ombra"], "maledizioni": ["lenora-spada-oscura"]},
-            {"maledizioni": ["battito-d-ali"]},
+            {"hand": ["re-luce", "re-ombra"], "curses": ["lenora-spada-oscura"]},
+            {"curses": ["battito-d-ali"]},
         )
         play(r, g, attack_move("lenora-spada-oscura", "battito-d-ali"))
         if g.pending.kind == "target":
@@ -254,7 +261,7 @@ def test_card_battito_d_ali(rules):
 
 def breaks_a_preghiera(rules, code):
     def pray(r):
-        g = game(r, {"hand": [code]}, {"preghiere": ["fiume-etereo"]})
+        g = game(r, {"hand": [code]}, {"prayers": ["fiume-etereo"]})
         play(r, g, {"cast": code, "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "fiume-etereo"})
@@ -268,7 +275,7 @@ def test_card_tormenta_degli_angeli(rules):
         g = game(
             r,
             {"hand": ["tormenta-degli-angeli"]},
-            {"maledizioni": ["orizzonte", "lenora-spada-oscura", "sguardo-brillante"]},
+            {"curses": ["orizzonte", "lenora-spada-oscura", "sguardo-brillante"]},
         )
         play(r, g, {"cast": "tormenta-degli-angeli"})
         while g.pending.kind == "target":
@@ -280,7 +287,7 @@ def test_card_tormenta_degli_angeli(rules):
     assert calo(blank(rules, "tormenta-degli-angeli", "maledizione")) == 3
 
     def pray(r):
-        g = game(r, {"hand": ["tormenta-degli-angeli"]}, {"preghiere": ["fiume-etereo"]})
+        g = game(r, {"hand": ["tormenta-degli-angeli"]}, {"prayers": ["fiume-etereo"]})
         play(r, g, {"cast": "tormenta-degli-angeli", "as": "preghiera"})
         return where(r, g, "fiume-etereo")
 
@@ -295,10 +302,10 @@ def test_card_ali_di_mos(rules):
         g = game(
             r,
             {
-                "maledizioni": ["orizzonte"],
-                "preghiere": [{"card": "ali-di-mos", "host": "orizzonte"}],
+                "curses": ["orizzonte"],
+                "prayers": [{"card": "ali-di-mos", "host": "orizzonte"}],
             },
-            {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
+            {"hand": [SPARE], "curses": ["lenora-spada-oscura", "sguardo-brillante"]},
             active=2,
         )
         play(r, g, attack_move("lenora-spada-oscura", "orizzonte"))
@@ -310,7 +317,7 @@ def test_card_ali_di_mos(rules):
 
 def wins_against_a_big_eye(rules, code):
     def attack(r):
-        g = game(r, {"maledizioni": [code]}, {"maledizioni": [corrotta("lenora-spada-oscura")]})
+        g = game(r, {"curses": [code]}, {"curses": [corrotta("lenora-spada-oscura")]})
         play(r, g, attack_move(code, "lenora-spada-oscura"))
         if g.pending.kind == "offer":
             play(r, g, {"choose": "yes"})
@@ -321,7 +328,7 @@ def wins_against_a_big_eye(rules, code):
 
 def rivalry_wins(rules, code, target="taglio-nelle-tenebre"):
     def attack(r):
-        g = game(r, {"maledizioni": [code]}, {"maledizioni": [corrotta(target)]})
+        g = game(r, {"curses": [code]}, {"curses": [corrotta(target)]})
         play(r, g, attack_move(code, target))
         return corrupted(r, g, code)
 
@@ -334,8 +341,8 @@ def test_card_catene_lucenti(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["catene-lucenti"], "maledizioni": ["orizzonte"]},
-            {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura"]},
+            {"hand": ["catene-lucenti"], "curses": ["orizzonte"]},
+            {"hand": [SPARE], "curses": ["lenora-spada-oscura"]},
         )
         play(r, g, {"cast": "catene-lucenti", "as": "preghiera"})
         pick(r, g, "lenora-spada-oscura")
@@ -350,8 +357,8 @@ def barrier_holds(rules, code):
     def attacked(r):
         g = game(
             r,
-            {"maledizioni": [code]},
-            {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
+            {"curses": [code]},
+            {"hand": [SPARE], "curses": ["lenora-spada-oscura", "sguardo-brillante"]},
             active=2,
         )
         play(r, g, attack_move("lenora-spada-oscura", code))
@@ -366,8 +373,8 @@ def test_card_anelli_del_sigillo(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["anelli-del-sigillo"], "maledizioni": ["orizzonte"]},
-            {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura"]},
+            {"hand": ["anelli-del-sigillo"], "curses": ["orizzonte"]},
+            {"hand": [SPARE], "curses": ["lenora-spada-oscura"]},
         )
         play(r, g, {"cast": "anelli-del-sigillo", "as": "preghiera"})
         pick(r, g, "orizzonte")
@@ -380,9 +387,7 @@ def test_card_anelli_del_sigillo(rules):
 
 def test_card_tocco_divino(rules):
     def attack(r):
-        g = game(
-            r, {"maledizioni": ["tocco-divino"]}, {"maledizioni": [corrotta("catene-lucenti")]}
-        )
+        g = game(r, {"curses": ["tocco-divino"]}, {"curses": [corrotta("catene-lucenti")]})
         play(r, g, attack_move("tocco-divino", "catene-lucenti"))
         return g.pending.kind
 
@@ -390,7 +395,7 @@ def test_card_tocco_divino(rules):
     assert attack(blank(rules, "tocco-divino", "maledizione")) == "main"
 
     def pray(r):
-        g = game(r, {"hand": ["tocco-divino"], "preghiere": ["fiume-etereo"]})
+        g = game(r, {"hand": ["tocco-divino"], "prayers": ["fiume-etereo"]})
         play(r, g, {"cast": "tocco-divino", "as": "preghiera"})
         return where(r, g, "fiume-etereo"), can(r, g, {"attack": "fiume-etereo", "direct": True})
 
@@ -399,14 +404,14 @@ def test_card_tocco_divino(rules):
 
 
 def test_card_voce_del_guru(rules):
-    g = game(rules, {"maledizioni": ["voce-del-guru"]}, {"maledizioni": [corrotta("orizzonte")]})
+    g = game(rules, {"curses": ["voce-del-guru"]}, {"curses": [corrotta("orizzonte")]})
     assert eye(rules, g, "voce-del-guru") == 7 and not rules.cards[rules.card("voce-del-guru")].mal
 
     def pray(r):
         g = game(
             r,
-            {"hand": ["voce-del-guru"], "maledizioni": ["battito-d-ali"]},
-            {"preghiere": ["fiume-etereo"]},
+            {"hand": ["voce-del-guru"], "curses": ["battito-d-ali"]},
+            {"prayers": ["fiume-etereo"]},
         )
         play(r, g, {"cast": "voce-del-guru", "as": "preghiera"})
         if g.pending.kind == "target":
@@ -443,8 +448,8 @@ def test_card_corona_di_stirpe(rules):
             r,
             {
                 "hand": ["vento-tetro"],
-                "maledizioni": ["corona-di-stirpe", "orizzonte"],
-                "preghiere": ["fiume-etereo"],
+                "curses": ["corona-di-stirpe", "orizzonte"],
+                "prayers": ["fiume-etereo"],
             },
         )
         play(r, g, {"cast": "vento-tetro", "as": "preghiera"}, {"choose": "orizzonte"})
@@ -460,10 +465,10 @@ def rebinds(rules, code):
         g = game(
             r,
             {
-                "maledizioni": [corrotta("orizzonte"), "re-luce"],
-                "preghiere": [{"card": code, "host": "orizzonte"}],
+                "curses": [corrotta("orizzonte"), "re-luce"],
+                "prayers": [{"card": code, "host": "orizzonte"}],
             },
-            {"maledizioni": ["sguardo-brillante"]},
+            {"curses": ["sguardo-brillante"]},
             active=2,
         )
         karma_before = karma(r, g, "orizzonte")
@@ -477,11 +482,11 @@ def rebinds(rules, code):
 
 def impact_blesses(rules, code):
     def attack(r):
-        g = game(r, {"maledizioni": [code]}, {"maledizioni": ["orizzonte"]})
+        g = game(r, {"curses": [code]}, {"curses": ["orizzonte"]})
         play(r, g, attack_move(code, "orizzonte"))
         return g.scores[0]
 
-    points = karma(rules, game(rules, {"maledizioni": [code]}), code)
+    points = karma(rules, game(rules, {"curses": [code]}), code)
     return attack(rules) == points and attack(blank(rules, code, "maledizione")) == 0
 
 
@@ -491,8 +496,8 @@ def test_card_elica_empirea(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["elica-empirea"], "maledizioni": ["orizzonte", "re-luce"]},
-            {"maledizioni": ["lenora-spada-oscura"]},
+            {"hand": ["elica-empirea"], "curses": ["orizzonte", "re-luce"]},
+            {"curses": ["lenora-spada-oscura"]},
         )
         play(r, g, {"cast": "elica-empirea", "as": "preghiera"})
         pick(r, g, "orizzonte", "re-luce")
@@ -504,17 +509,15 @@ def test_card_elica_empirea(rules):
 
 def test_card_lume_nomade(rules):
     def alone(r):
-        return eye(
-            r, game(r, {"maledizioni": ["lume-nomade", "taglio-nelle-tenebre"]}), "lume-nomade"
-        )
+        return eye(r, game(r, {"curses": ["lume-nomade", "taglio-nelle-tenebre"]}), "lume-nomade")
 
     assert alone(rules) == 6
     assert alone(blank(rules, "lume-nomade", "maledizione")) == 3
-    g = game(rules, {"maledizioni": ["lume-nomade", "orizzonte"]})
+    g = game(rules, {"curses": ["lume-nomade", "orizzonte"]})
     assert eye(rules, g, "lume-nomade") == 3  # another Luce Maledizione: no bonus
 
     def pray(r):
-        g = game(r, {"hand": ["lume-nomade"], "maledizioni": [corrotta("orizzonte"), "re-luce"]})
+        g = game(r, {"hand": ["lume-nomade"], "curses": [corrotta("orizzonte"), "re-luce"]})
         play(r, g, {"cast": "lume-nomade", "as": "preghiera"})
         seen = (eye(r, g, "orizzonte"), eye(r, g, "re-luce"))
         end_turn(r, g)
@@ -528,8 +531,8 @@ def test_card_fiamma_perpetua(rules):
     def attack(r):
         g = game(
             r,
-            {"maledizioni": ["fiamma-perpetua"]},
-            {"maledizioni": [corrotta("lenora-spada-oscura")]},
+            {"curses": ["fiamma-perpetua"]},
+            {"curses": [corrotta("lenora-spada-oscura")]},
         )
         play(r, g, attack_move("fiamma-perpetua", "lenora-spada-oscura"))
         return g.pending.kind, corrupted(r, g, "fiamma-perpetua")
@@ -541,7 +544,7 @@ def test_card_fiamma_perpetua(rules):
 
 def plus_on_target(rules, code, amount):
     def pray(r):
-        g = game(r, {"hand": [code], "maledizioni": ["orizzonte"]})
+        g = game(r, {"hand": [code], "curses": ["orizzonte"]})
         play(r, g, {"cast": code, "as": "preghiera"})
         return eye(r, g, "orizzonte")
 
@@ -559,8 +562,8 @@ def test_card_raggio_vanescente(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["raggio-vanescente"], "maledizioni": ["orizzonte"]},
-            {"maledizioni": ["lenora-spada-oscura"]},
+            {"hand": ["raggio-vanescente"], "curses": ["orizzonte"]},
+            {"curses": ["lenora-spada-oscura"]},
         )
         play(r, g, {"cast": "raggio-vanescente", "as": "preghiera"})
         if g.pending.kind == "target":
@@ -573,7 +576,7 @@ def test_card_raggio_vanescente(rules):
 
 def test_card_sole_vigilato(rules):
     def corrupt_eye(r):
-        return eye(r, game(r, {"maledizioni": [corrotta("sole-vigilato")]}), "sole-vigilato")
+        return eye(r, game(r, {"curses": [corrotta("sole-vigilato")]}), "sole-vigilato")
 
     assert corrupt_eye(rules) == 4
     assert corrupt_eye(blank(rules, "sole-vigilato", "maledizione")) == 1
@@ -585,8 +588,8 @@ def bond_on_corrupt_host(rules, code, amount):
         g = game(
             r,
             {
-                "maledizioni": [{"card": "orizzonte", "corrotta": state}],
-                "preghiere": [{"card": code, "host": "orizzonte"}],
+                "curses": [{"card": "orizzonte", "corrupted": state}],
+                "prayers": [{"card": code, "host": "orizzonte"}],
             },
         )
         return eye(r, g, "orizzonte")
@@ -600,7 +603,7 @@ def bond_on_corrupt_host(rules, code, amount):
 
 def suppress_opens_attack(rules, code, shielded, attacker):
     def pray(r):
-        g = game(r, {"hand": [code], "maledizioni": [attacker]}, {"maledizioni": [shielded]})
+        g = game(r, {"hand": [code], "curses": [attacker]}, {"curses": [shielded]})
         before = can(r, g, attack_move(attacker, shielded))
         play(r, g, {"cast": code, "as": "preghiera"})
         pick(r, g, shielded)
@@ -616,7 +619,7 @@ def test_card_picchi_oltrenuvola(rules):
 
 def purifies_on_calo(rules, code):
     def calo(r):
-        g = game(r, {"hand": [code, "re-luce"], "maledizioni": [corrotta("orizzonte")]})
+        g = game(r, {"hand": [code, "re-luce"], "curses": [corrotta("orizzonte")]})
         play(r, g, {"cast": code})
         if g.pending.kind == "yesno":
             play(r, g, {"choose": "yes"})
@@ -635,10 +638,10 @@ def test_card_tempio_di_herset(rules):
         g = game(
             r,
             {
-                "maledizioni": ["orizzonte"],
-                "preghiere": [{"card": "tempio-di-herset", "host": "orizzonte"}],
+                "curses": ["orizzonte"],
+                "prayers": [{"card": "tempio-di-herset", "host": "orizzonte"}],
             },
-            {"maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
+            {"curses": ["lenora-spada-oscura", "sguardo-brillante"]},
         )
         return eye(r, g, "orizzonte")
 
@@ -648,18 +651,18 @@ def test_card_tempio_di_herset(rules):
 
 def obelisk(rules, code, mine, other, wipe):
     def static(r, cards):
-        g = game(r, {"maledizioni": [code, *cards]})
+        g = game(r, {"curses": [code, *cards]})
         return eye(r, g, code), eye(r, g, cards[0])
 
-    assert static(rules, [mine]) == (5, eye(rules, game(rules, {"maledizioni": [mine]}), mine) + 2)
+    assert static(rules, [mine]) == (5, eye(rules, game(rules, {"curses": [mine]}), mine) + 2)
     assert static(rules, [mine, other])[0] == 3
     assert static(blank(rules, code, "maledizione"), [mine])[0] == 3
 
     def pray(r):
         g = game(
             r,
-            {"hand": [code, "re-luce"], "maledizioni": [mine, other]},
-            {"maledizioni": [wipe, "crepuscolo"]},
+            {"hand": [code, "re-luce"], "curses": [mine, other]},
+            {"curses": [wipe, "crepuscolo"]},
         )
         play(r, g, {"cast": code, "as": "preghiera"})
         return where(r, g, other), where(r, g, wipe), where(r, g, "crepuscolo"), g.pending.kind
@@ -688,9 +691,7 @@ def test_card_orizzonte(rules):
 
 def minus_when_attacked(rules, code, attacker, defender):
     def pray(r):
-        g = game(
-            r, {"hand": [code], "maledizioni": [attacker]}, {"maledizioni": [corrotta(defender)]}
-        )
+        g = game(r, {"hand": [code], "curses": [attacker]}, {"curses": [corrotta(defender)]})
         play(r, g, {"cast": code, "as": "preghiera"})
         pick(r, g, defender)
         play(r, g, attack_move(attacker, defender))
@@ -701,7 +702,7 @@ def minus_when_attacked(rules, code, attacker, defender):
 
 def cannot_be_attacked_by(rules, code, forbidden, allowed):
     def attack(r, attacker):
-        g = game(r, {"maledizioni": [attacker]}, {"maledizioni": [code]})
+        g = game(r, {"curses": [attacker]}, {"curses": [code]})
         return can(r, g, attack_move(attacker, code))
 
     return (
@@ -713,11 +714,11 @@ def cannot_be_attacked_by(rules, code, forbidden, allowed):
 
 def form_bonus(rules, code, mine, other):
     def pray(r):
-        g = game(r, {"hand": [code], "maledizioni": [mine, other]})
+        g = game(r, {"hand": [code], "curses": [mine, other]})
         play(r, g, {"cast": code, "as": "preghiera"})
-        return eye(r, g, mine) - eye(rules, game(rules, {"maledizioni": [mine]}), mine), eye(
+        return eye(r, g, mine) - eye(rules, game(rules, {"curses": [mine]}), mine), eye(
             r, g, other
-        ) - eye(rules, game(rules, {"maledizioni": [other]}), other)
+        ) - eye(rules, game(rules, {"curses": [other]}), other)
 
     return pray(rules) == (1, 0) and pray(blank(rules, code, "preghiera")) == (0, 0)
 
@@ -731,8 +732,8 @@ def test_card_mangrovia_celeste(rules):
     def direct(r):
         g = game(
             r,
-            {"maledizioni": ["mangrovia-celeste"], "preghiere": ["fiume-etereo"]},
-            {"preghiere": ["picchi-oltrenuvola"]},
+            {"curses": ["mangrovia-celeste"], "prayers": ["fiume-etereo"]},
+            {"prayers": ["picchi-oltrenuvola"]},
         )
         play(r, g, {"attack": "mangrovia-celeste", "direct": True})
         return g.scores[0]
@@ -744,12 +745,12 @@ def test_card_mangrovia_celeste(rules):
         g = game(
             r,
             {
-                "preghiere": [
+                "prayers": [
                     {"card": "mangrovia-celeste", "host": "sguardo-brillante"},
                     "fiume-etereo",
                 ]
             },
-            {"maledizioni": ["sguardo-brillante"]},
+            {"curses": ["sguardo-brillante"]},
         )
         return eye(r, g, "sguardo-brillante")
 
@@ -770,10 +771,10 @@ def test_card_fiore_di_lamus(rules):
         g = game(
             r,
             {
-                "maledizioni": ["re-luce"],
-                "preghiere": [{"card": "fiore-di-lamus", "host": "re-luce"}],
+                "curses": ["re-luce"],
+                "prayers": [{"card": "fiore-di-lamus", "host": "re-luce"}],
             },
-            {"maledizioni": ["sguardo-brillante", "lenora-spada-oscura"]},
+            {"curses": ["sguardo-brillante", "lenora-spada-oscura"]},
         )
         return eye(r, g, "re-luce")
 
@@ -783,7 +784,7 @@ def test_card_fiore_di_lamus(rules):
 
 def eye_is_karma_on_their_turn(rules, code):
     def static(r, active):
-        g = game(r, {"hand": ["zodiaco"], "maledizioni": [code]}, {"hand": [SPARE]}, active=active)
+        g = game(r, {"hand": ["zodiaco"], "curses": [code]}, {"hand": [SPARE]}, active=active)
         return eye(r, g, code)
 
     return (
@@ -795,12 +796,12 @@ def eye_is_karma_on_their_turn(rules, code):
 
 def karma_this_turn(rules, code, mine):
     def pray(r):
-        g = game(r, {"hand": [code], "maledizioni": [mine]})
+        g = game(r, {"hand": [code], "curses": [mine]})
         play(r, g, {"cast": code, "as": "preghiera"})
         play(r, g, {"attack": mine, "direct": True})
         return g.scores[0]
 
-    base = karma(rules, game(rules, {"maledizioni": [mine]}), mine)
+    base = karma(rules, game(rules, {"curses": [mine]}), mine)
     return pray(rules) == base + 1 and pray(blank(rules, code, "preghiera")) == base
 
 
@@ -811,7 +812,7 @@ def test_card_roccia_radiosa(rules):
 
 def draws_at_turn_start(rules, code):
     def start(r):
-        g = game(r, {"maledizioni": [code]}, {"hand": [SPARE]}, active=2)
+        g = game(r, {"curses": [code]}, {"hand": [SPARE]}, active=2)
         end_turn(r, g)
         return len(hand(r, g, 1))
 
@@ -841,8 +842,8 @@ def portal(rules, code, from_void, other):
     def broken(r):
         g = game(
             r,
-            {"hand": ["re-luce"], "maledizioni": [corrotta(code)]},
-            {"maledizioni": ["sguardo-brillante"]},
+            {"hand": ["re-luce"], "curses": [corrotta(code)]},
+            {"curses": ["sguardo-brillante"]},
             active=2,
         )
         play(r, g, attack_move("sguardo-brillante", code), {"choose": "no"})
@@ -869,7 +870,7 @@ def test_card_portale_solenne(rules):
 
 def test_card_re_ombra(rules):
     def attack(r):
-        g = game(r, {"maledizioni": ["re-ombra"]}, {"maledizioni": [corrotta("falce-della-notte")]})
+        g = game(r, {"curses": ["re-ombra"]}, {"curses": [corrotta("falce-della-notte")]})
         return play(r, g, attack_move("re-ombra", "falce-della-notte"))
 
     assert attack(rules).pending.kind == "offer"
@@ -878,8 +879,8 @@ def test_card_re_ombra(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["re-ombra"], "maledizioni": ["taglio-nelle-tenebre"]},
-            {"maledizioni": ["orizzonte"]},
+            {"hand": ["re-ombra"], "curses": ["taglio-nelle-tenebre"]},
+            {"curses": ["orizzonte"]},
         )
         play(r, g, {"cast": "re-ombra", "as": "preghiera"})
         return eye(r, g, "taglio-nelle-tenebre")
@@ -892,9 +893,7 @@ def test_card_mesit_campione_dell_ombra(rules):
     assert rivalry_wins(rules, "mesit-campione-dell-ombra", target="lama-del-mattino")
 
     def bond(r):
-        g = game(
-            r, {"hand": ["mesit-campione-dell-ombra"], "maledizioni": ["taglio-nelle-tenebre"]}
-        )
+        g = game(r, {"hand": ["mesit-campione-dell-ombra"], "curses": ["taglio-nelle-tenebre"]})
         play(r, g, {"cast": "mesit-campione-dell-ombra", "as": "preghiera"})
         play(r, g, {"attack": "taglio-nelle-tenebre", "direct": True})
         return g.scores[0], where(r, g, "mesit-campione-dell-ombra")
@@ -905,9 +904,7 @@ def test_card_mesit_campione_dell_ombra(rules):
 
 def test_card_falce_della_notte(rules):
     def eye_with_one_luce(r):
-        return eye(
-            r, game(r, {"maledizioni": ["falce-della-notte", "orizzonte"]}), "falce-della-notte"
-        )
+        return eye(r, game(r, {"curses": ["falce-della-notte", "orizzonte"]}), "falce-della-notte")
 
     assert eye_with_one_luce(rules) == 6
     assert eye_with_one_luce(blank(rules, "falce-della-notte", "maledizione")) == 4
@@ -915,8 +912,8 @@ def test_card_falce_della_notte(rules):
     def bond(r):
         g = game(
             r,
-            {"hand": ["falce-della-notte"], "maledizioni": ["taglio-nelle-tenebre"]},
-            {"maledizioni": [corrotta("orizzonte")]},
+            {"hand": ["falce-della-notte"], "curses": ["taglio-nelle-tenebre"]},
+            {"curses": [corrotta("orizzonte")]},
         )
         play(
             r,
@@ -935,8 +932,8 @@ def test_card_taglio_nelle_tenebre(rules):
     def attack(r):
         g = game(
             r,
-            {"maledizioni": ["taglio-nelle-tenebre"]},
-            {"maledizioni": [corrotta("visione-profonda")]},
+            {"curses": ["taglio-nelle-tenebre"]},
+            {"curses": [corrotta("visione-profonda")]},
         )
         play(r, g, attack_move("taglio-nelle-tenebre", "visione-profonda"))
         return g.pending.kind
@@ -948,7 +945,7 @@ def test_card_taglio_nelle_tenebre(rules):
 
 def test_card_lenora_spada_oscura(rules):
     def direct(r):
-        g = game(r, {"hand": ["re-luce"], "maledizioni": ["lenora-spada-oscura"]})
+        g = game(r, {"hand": ["re-luce"], "curses": ["lenora-spada-oscura"]})
         play(r, g, {"attack": "lenora-spada-oscura", "direct": True})
         return g.actions
 
@@ -958,8 +955,8 @@ def test_card_lenora_spada_oscura(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["lenora-spada-oscura"], "maledizioni": ["orizzonte"]},
-            {"maledizioni": ["sguardo-brillante"]},
+            {"hand": ["lenora-spada-oscura"], "curses": ["orizzonte"]},
+            {"curses": ["sguardo-brillante"]},
         )
         play(r, g, {"cast": "lenora-spada-oscura", "as": "preghiera"})
         return where(r, g, "sguardo-brillante")
@@ -972,8 +969,8 @@ def test_card_sussurro_fatale(rules):
     def broken(r):
         g = game(
             r,
-            {"maledizioni": [corrotta("sussurro-fatale")]},
-            {"maledizioni": ["lenora-spada-oscura"]},
+            {"curses": [corrotta("sussurro-fatale")]},
+            {"curses": ["lenora-spada-oscura"]},
             active=2,
         )
         play(r, g, attack_move("lenora-spada-oscura", "sussurro-fatale"), {"choose": "yes"})
@@ -985,8 +982,8 @@ def test_card_sussurro_fatale(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["sussurro-fatale"], "maledizioni": ["orizzonte"]},
-            {"maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
+            {"hand": ["sussurro-fatale"], "curses": ["orizzonte"]},
+            {"curses": ["lenora-spada-oscura", "sguardo-brillante"]},
         )
         play(r, g, {"cast": "sussurro-fatale", "as": "preghiera"})
         if g.pending.kind == "target":
@@ -1004,10 +1001,10 @@ def test_card_ali_di_som(rules):
         g = game(
             r,
             {
-                "maledizioni": ["orizzonte"],
-                "preghiere": [{"card": "ali-di-som", "host": "orizzonte"}],
+                "curses": ["orizzonte"],
+                "prayers": [{"card": "ali-di-som", "host": "orizzonte"}],
             },
-            {"maledizioni": ["lenora-spada-oscura"]},
+            {"curses": ["lenora-spada-oscura"]},
         )
         play(r, g, attack_move("orizzonte", "lenora-spada-oscura"))
         return g.scores[0]
@@ -1018,9 +1015,7 @@ def test_card_ali_di_som(rules):
 
 def test_card_eclissi(rules):
     def taunt(r):
-        g = game(
-            r, {"maledizioni": ["lenora-spada-oscura"]}, {"maledizioni": ["eclissi", "orizzonte"]}
-        )
+        g = game(r, {"curses": ["lenora-spada-oscura"]}, {"curses": ["eclissi", "orizzonte"]})
         return can(r, g, attack_move("lenora-spada-oscura", "orizzonte"))
 
     assert not taunt(rules)
@@ -1041,10 +1036,10 @@ def test_card_nube_mentale(rules):
     def attack(r):
         g = game(
             r,
-            {"maledizioni": ["nube-mentale"]},
+            {"curses": ["nube-mentale"]},
             {
-                "maledizioni": [corrotta("orizzonte")],
-                "preghiere": [{"card": "sole-vigilato", "host": "orizzonte"}],
+                "curses": [corrotta("orizzonte")],
+                "prayers": [{"card": "sole-vigilato", "host": "orizzonte"}],
             },
         )
         play(r, g, attack_move("nube-mentale", "orizzonte"))
@@ -1056,8 +1051,8 @@ def test_card_nube_mentale(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["nube-mentale"], "maledizioni": ["orizzonte"]},
-            {"hand": [SPARE], "maledizioni": ["sguardo-brillante"]},
+            {"hand": ["nube-mentale"], "curses": ["orizzonte"]},
+            {"hand": [SPARE], "curses": ["sguardo-brillante"]},
         )
         play(r, g, {"cast": "nube-mentale", "as": "preghiera"})
         pick(r, g, "sguardo-brillante")
@@ -1080,8 +1075,8 @@ def test_card_oscurita(rules):
     def static(r):
         g = game(
             r,
-            {"maledizioni": ["oscurita", "taglio-nelle-tenebre"]},
-            {"maledizioni": ["lenora-spada-oscura"], "preghiere": ["re-ombra"]},
+            {"curses": ["oscurita", "taglio-nelle-tenebre"]},
+            {"curses": ["lenora-spada-oscura"], "prayers": ["re-ombra"]},
         )
         return eye(r, g, "oscurita")
 
@@ -1089,9 +1084,7 @@ def test_card_oscurita(rules):
     assert static(blank(rules, "oscurita", "maledizione")) == 0
 
     def pray(r):
-        g = game(
-            r, {"hand": ["oscurita"], "maledizioni": ["taglio-nelle-tenebre", "visione-profonda"]}
-        )
+        g = game(r, {"hand": ["oscurita"], "curses": ["taglio-nelle-tenebre", "visione-profonda"]})
         play(r, g, {"cast": "oscurita", "as": "preghiera"})
         pick(r, g, "taglio-nelle-tenebre")
         return eye(r, g, "taglio-nelle-tenebre")
@@ -1116,8 +1109,8 @@ def test_card_volo_notturno(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["volo-notturno"], "maledizioni": ["taglio-nelle-tenebre"]},
-            {"maledizioni": ["orizzonte", "lenora-spada-oscura"]},
+            {"hand": ["volo-notturno"], "curses": ["taglio-nelle-tenebre"]},
+            {"curses": ["orizzonte", "lenora-spada-oscura"]},
         )
         play(r, g, {"cast": "volo-notturno", "as": "preghiera"})
         pick(r, g, "taglio-nelle-tenebre")
@@ -1133,8 +1126,8 @@ def test_card_trama_celeste(rules):
             r,
             {
                 "hand": ["trama-celeste"],
-                "maledizioni": ["orizzonte"],
-                "preghiere": ["fiume-etereo"],
+                "curses": ["orizzonte"],
+                "prayers": ["fiume-etereo"],
             },
         )
         play(r, g, {"cast": "trama-celeste"})
@@ -1146,8 +1139,8 @@ def test_card_trama_celeste(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["trama-celeste"], "maledizioni": ["faro-della-redenzione"]},
-            {"preghiere": ["fiume-etereo"]},
+            {"hand": ["trama-celeste"], "curses": ["faro-della-redenzione"]},
+            {"prayers": ["fiume-etereo"]},
         )
         play(r, g, {"cast": "trama-celeste", "as": "preghiera"})
         if g.pending.kind == "target":
@@ -1165,10 +1158,10 @@ def test_card_stella_ascendente(rules):
         g = game(
             r,
             {
-                "maledizioni": ["re-luce", "orizzonte"],
-                "preghiere": [{"card": "stella-ascendente", "host": "re-luce"}],
+                "curses": ["re-luce", "orizzonte"],
+                "prayers": [{"card": "stella-ascendente", "host": "re-luce"}],
             },
-            {"maledizioni": ["sguardo-brillante", "lenora-spada-oscura"]},
+            {"curses": ["sguardo-brillante", "lenora-spada-oscura"]},
         )
         return eye(r, g, "re-luce")
 
@@ -1178,7 +1171,7 @@ def test_card_stella_ascendente(rules):
 
 def test_card_costellazione_errante(rules):
     def direct(r):
-        g = game(r, {"maledizioni": ["costellazione-errante"]})
+        g = game(r, {"curses": ["costellazione-errante"]})
         play(r, g, {"attack": "costellazione-errante", "direct": True})
         return g.scores[0], where(r, g, "costellazione-errante")
 
@@ -1205,8 +1198,8 @@ def test_card_rosone_dimenticato(rules):
         g = game(
             r,
             {
-                "maledizioni": ["taglio-nelle-tenebre", *others],
-                "preghiere": [{"card": "rosone-dimenticato", "host": "taglio-nelle-tenebre"}],
+                "curses": ["taglio-nelle-tenebre", *others],
+                "prayers": [{"card": "rosone-dimenticato", "host": "taglio-nelle-tenebre"}],
             },
         )
         return eye(r, g, "taglio-nelle-tenebre")
@@ -1244,10 +1237,10 @@ def test_card_vessillo_del_presagio(rules):
         g = game(
             r,
             {
-                "maledizioni": ["orizzonte"],
-                "preghiere": [{"card": "vessillo-del-presagio", "host": "orizzonte"}],
+                "curses": ["orizzonte"],
+                "prayers": [{"card": "vessillo-del-presagio", "host": "orizzonte"}],
             },
-            {"maledizioni": ["lenora-spada-oscura"], "preghiere": ["fiume-etereo"]},
+            {"curses": ["lenora-spada-oscura"], "prayers": ["fiume-etereo"]},
             active=2,
         )
         play(r, g, attack_move("lenora-spada-oscura", "orizzonte"))
@@ -1264,8 +1257,8 @@ def test_card_oltretomba(rules):
     def broken(r):
         g = game(
             r,
-            {"maledizioni": [corrotta("oltretomba")]},
-            {"maledizioni": ["sguardo-brillante"]},
+            {"curses": [corrotta("oltretomba")]},
+            {"curses": ["sguardo-brillante"]},
             vuoto=["re-luce", "orizzonte", "lenora-spada-oscura", "taglio-nelle-tenebre"],
             active=2,
         )
@@ -1279,7 +1272,7 @@ def test_card_oltretomba(rules):
     assert broken(blank(rules, "oltretomba", "maledizione")) == "vuoto"
 
     def pray(r, theirs):
-        g = game(r, {"hand": ["oltretomba"]}, {"maledizioni": theirs}, vuoto=["re-luce"])
+        g = game(r, {"hand": ["oltretomba"]}, {"curses": theirs}, vuoto=["re-luce"])
         play(r, g, {"cast": "oltretomba", "as": "preghiera"})
         if g.pending.kind == "into":
             play(r, g, {"choose": "maledizione"})
@@ -1294,10 +1287,10 @@ def test_card_passi_persi(rules):
     def static(r):
         g = game(
             r,
-            {"maledizioni": ["passi-persi"]},
+            {"curses": ["passi-persi"]},
             {
-                "maledizioni": [corrotta("orizzonte")],
-                "preghiere": [{"card": "sole-vigilato", "host": "orizzonte"}],
+                "curses": [corrotta("orizzonte")],
+                "prayers": [{"card": "sole-vigilato", "host": "orizzonte"}],
             },
         )
         return eye(r, g, "orizzonte")
@@ -1308,8 +1301,8 @@ def test_card_passi_persi(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["passi-persi"], "maledizioni": ["orizzonte", "re-luce"]},
-            {"maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
+            {"hand": ["passi-persi"], "curses": ["orizzonte", "re-luce"]},
+            {"curses": ["lenora-spada-oscura", "sguardo-brillante"]},
         )
         play(r, g, {"cast": "passi-persi", "as": "preghiera"})
         if g.pending.kind == "target":
@@ -1333,8 +1326,8 @@ def test_card_prima_notte(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["prima-notte"], "maledizioni": [{"card": "orizzonte", "stasi": True}]},
-            {"maledizioni": ["lenora-spada-oscura"]},
+            {"hand": ["prima-notte"], "curses": [{"card": "orizzonte", "stasis": True}]},
+            {"curses": ["lenora-spada-oscura"]},
         )
         play(r, g, {"cast": "prima-notte", "as": "preghiera"})
         end_turn(r, g)
@@ -1346,9 +1339,7 @@ def test_card_prima_notte(rules):
 
 def test_card_dado_nero(rules):
     def attack(r):
-        g = game(
-            r, {"maledizioni": ["dado-nero"]}, {"maledizioni": [corrotta("orizzonte")]}, dice=[2]
-        )
+        g = game(r, {"curses": ["dado-nero"]}, {"curses": [corrotta("orizzonte")]}, dice=[2])
         play(r, g, attack_move("dado-nero", "orizzonte"))
         if g.pending.kind == "fato":
             play(r, g, {"choose": "pari"})
@@ -1378,8 +1369,8 @@ def test_card_crepuscolo(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["crepuscolo"], "maledizioni": ["re-ombra"]},
-            {"maledizioni": [corrotta("orizzonte")]},
+            {"hand": ["crepuscolo"], "curses": ["re-ombra"]},
+            {"curses": [corrotta("orizzonte")]},
         )
         play(r, g, {"cast": "crepuscolo", "as": "preghiera"})
         pick(r, g, "orizzonte", "Ombra")
@@ -1391,7 +1382,7 @@ def test_card_crepuscolo(rules):
 
 
 def test_card_cancelli_di_mezzo(rules):
-    g = game(rules, {"maledizioni": ["cancelli-di-mezzo"]})
+    g = game(rules, {"curses": ["cancelli-di-mezzo"]})
     assert rules.cards[rules.card("cancelli-di-mezzo")].keywords == {"Barriera", "Impatto"}
     assert barrier_holds(rules, "cancelli-di-mezzo")
     assert impact_blesses(rules, "cancelli-di-mezzo")
@@ -1400,10 +1391,10 @@ def test_card_cancelli_di_mezzo(rules):
     def bond(r):
         g = game(
             r,
-            {"maledizioni": ["re-luce"]},
+            {"curses": ["re-luce"]},
             {
-                "maledizioni": [corrotta("lenora-spada-oscura")],
-                "preghiere": [{"card": "cancelli-di-mezzo", "host": "lenora-spada-oscura"}],
+                "curses": [corrotta("lenora-spada-oscura")],
+                "prayers": [{"card": "cancelli-di-mezzo", "host": "lenora-spada-oscura"}],
             },
         )
         play(r, g, attack_move("re-luce", "lenora-spada-oscura"))
@@ -1417,9 +1408,7 @@ def test_card_oblio_e_prigione(rules):
     assert not rules.cards[rules.card("oblio-e-prigione")].mal
 
     def pray(r, theirs):
-        g = game(
-            r, {"hand": ["oblio-e-prigione"], "maledizioni": ["re-luce"]}, {"maledizioni": theirs}
-        )
+        g = game(r, {"hand": ["oblio-e-prigione"], "curses": ["re-luce"]}, {"curses": theirs})
         play(r, g, {"cast": "oblio-e-prigione", "as": "preghiera"})
         if g.pending.kind == "target":
             play(r, g, {"choose": "sguardo-brillante"})
@@ -1438,8 +1427,8 @@ def test_card_pozza_di_luce_oscura(rules):
     def corrupted_by_attack(r):
         g = game(
             r,
-            {"maledizioni": ["pozza-di-luce-oscura"]},
-            {"hand": [SPARE], "maledizioni": ["sguardo-brillante"]},
+            {"curses": ["pozza-di-luce-oscura"]},
+            {"hand": [SPARE], "curses": ["sguardo-brillante"]},
             vuoto=["re-luce"],
             active=2,
         )
@@ -1452,8 +1441,8 @@ def test_card_pozza_di_luce_oscura(rules):
     def pray(r):
         g = game(
             r,
-            {"hand": ["pozza-di-luce-oscura"], "maledizioni": ["orizzonte"]},
-            {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
+            {"hand": ["pozza-di-luce-oscura"], "curses": ["orizzonte"]},
+            {"hand": [SPARE], "curses": ["lenora-spada-oscura", "sguardo-brillante"]},
         )
         play(r, g, {"cast": "pozza-di-luce-oscura", "as": "preghiera"})
         pick(r, g, "orizzonte")
@@ -1504,7 +1493,7 @@ def test_due_usi(rules):
 def test_obiettivo(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["orizzonte"]},
+        {"hand": [SPARE], "curses": ["orizzonte"]},
         {"hand": [SPARE]},
         final={"by": 2, "how": "mazzo", "last_turn": 3},
     )
@@ -1516,7 +1505,7 @@ def test_obiettivo(rules):
 def test_materiale(rules):
     g = rules.new_game(7)
     assert g.scores == [0, 0]
-    g = game(rules, {"maledizioni": ["dado-nero"]}, {"maledizioni": ["orizzonte"]}, seed=3)
+    g = game(rules, {"curses": ["dado-nero"]}, {"curses": ["orizzonte"]}, seed=3)
     play(rules, g, attack_move("dado-nero", "orizzonte"), {"choose": "dispari"})
     rolls = [e.args[1] for e in g.log if e.kind == "chance" and e.args[0] == "dado"]
     assert len(rolls) == 1 and 1 <= rolls[0] <= 6  # the one extra: a six-sided die
@@ -1525,8 +1514,8 @@ def test_materiale(rules):
 def test_campo(rules):
     g = game(
         rules,
-        {"hand": ["obelisco-del-sole"], "preghiere": ["fondale-marino"]},
-        {"maledizioni": ["taglio-nelle-tenebre"], "preghiere": ["re-ombra"], "altare": ["eclissi"]},
+        {"hand": ["obelisco-del-sole"], "prayers": ["fondale-marino"]},
+        {"curses": ["taglio-nelle-tenebre"], "prayers": ["re-ombra"], "altar": ["eclissi"]},
     )
     side = g.observation(0)["sides"][1]
     assert {"maledizioni", "preghiere", "altare"} <= set(side)
@@ -1541,8 +1530,8 @@ def test_campo(rules):
 def test_altare(rules):
     g = game(
         rules,
-        {"maledizioni": ["oscurita"], "altare": ["eclissi", "re-ombra"]},
-        {"hand": ["orizzonte"], "altare": ["taglio-nelle-tenebre"]},
+        {"curses": ["oscurita"], "altar": ["eclissi", "re-ombra"]},
+        {"hand": ["orizzonte"], "altar": ["taglio-nelle-tenebre"]},
     )
     assert g.observation(0)["altare"] == ["eclissi", "re-ombra"]  # its owner sees it
     assert g.observation(1)["sides"][0]["altare"] == 2  # the other, only how many
@@ -1582,29 +1571,25 @@ def test_anatomia(rules, built_once):
 
 
 def test_occhio(rules):
-    g = game(
-        rules, {"maledizioni": ["sguardo-brillante"]}, {"maledizioni": [corrotta("orizzonte")]}
-    )
+    g = game(rules, {"curses": ["sguardo-brillante"]}, {"curses": [corrotta("orizzonte")]})
     play(rules, g, attack_move("sguardo-brillante", "orizzonte"))
     assert g.pending.kind == "offer" and not corrupted(rules, g, "sguardo-brillante")
 
 
 def test_karma(rules):
-    g = game(rules, {"hand": [SPARE], "maledizioni": ["sole-vigilato"]})
+    g = game(rules, {"hand": [SPARE], "curses": ["sole-vigilato"]})
     play(rules, g, {"attack": "sole-vigilato", "direct": True})
     assert g.scores == [4, 0]
 
 
 def test_forma(rules):
-    g = game(
-        rules, {"hand": ["fiume-etereo"], "maledizioni": ["orizzonte", "taglio-nelle-tenebre"]}
-    )
+    g = game(rules, {"hand": ["fiume-etereo"], "curses": ["orizzonte", "taglio-nelle-tenebre"]})
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert (eye(rules, g, "orizzonte"), eye(rules, g, "taglio-nelle-tenebre")) == (6, 5)
 
 
 def test_duali(rules):
-    g = game(rules, {"maledizioni": ["crepuscolo"]})
+    g = game(rules, {"curses": ["crepuscolo"]})
     c = rules.card("crepuscolo")
     assert g.forma(c) == 3  # Luce and Ombra at once
 
@@ -1622,8 +1607,8 @@ def test_scelta_zona(rules):
 def test_maledizione(rules):
     g = game(
         rules,
-        {"maledizioni": ["fiume-etereo", "orizzonte"]},
-        {"maledizioni": ["lenora-spada-oscura"]},
+        {"curses": ["fiume-etereo", "orizzonte"]},
+        {"curses": ["lenora-spada-oscura"]},
         active=2,
     )
     assert not can(rules, g, attack_move("lenora-spada-oscura", "fiume-etereo"))  # its effect works
@@ -1634,8 +1619,8 @@ def test_maledizione(rules):
 def test_preghiera(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "preghiere": ["fiume-etereo"]},
-        {"maledizioni": ["lenora-spada-oscura"], "preghiere": ["re-ombra"]},
+        {"hand": [SPARE], "prayers": ["fiume-etereo"]},
+        {"curses": ["lenora-spada-oscura"], "prayers": ["re-ombra"]},
     )
     codes = {rules.cards[x].code for a in g.legal_actions() for x in a[1:] if isinstance(x, int)}
     assert (
@@ -1652,10 +1637,10 @@ def test_lasciare_il_campo(rules):
         rules,
         {
             "hand": ["passi-persi", "re-luce"],
-            "maledizioni": [corrotta("orizzonte"), "taglio-nelle-tenebre"],
-            "preghiere": [{"card": "sole-vigilato", "host": "orizzonte"}],
+            "curses": [corrotta("orizzonte"), "taglio-nelle-tenebre"],
+            "prayers": [{"card": "sole-vigilato", "host": "orizzonte"}],
         },
-        {"maledizioni": ["lenora-spada-oscura"]},
+        {"curses": ["lenora-spada-oscura"]},
     )
     play(rules, g, {"cast": "re-luce", "as": "preghiera"})
     assert eye(rules, g, "orizzonte") == 9  # 5 + 2 (Legame, Corrotta) + 2 (Re Luce)
@@ -1670,7 +1655,7 @@ def test_lasciare_il_campo(rules):
 
 
 def test_convertire(rules):
-    g = game(rules, {"hand": ["tocco-divino", SPARE], "preghiere": ["orizzonte"]})
+    g = game(rules, {"hand": ["tocco-divino", SPARE], "prayers": ["orizzonte"]})
     play(rules, g, {"cast": "tocco-divino", "as": "preghiera"})
     c = rules.card("orizzonte")
     assert where(rules, g, "orizzonte") == "maledizioni-1"
@@ -1681,10 +1666,10 @@ def test_convertire(rules):
 def test_controllo(rules):
     g = game(
         rules,
-        {"hand": ["oblio-e-prigione"], "maledizioni": ["re-luce"]},
+        {"hand": ["oblio-e-prigione"], "curses": ["re-luce"]},
         {
-            "maledizioni": [corrotta("orizzonte"), "lenora-spada-oscura"],
-            "preghiere": [{"card": "sole-vigilato", "host": "orizzonte"}],
+            "curses": [corrotta("orizzonte"), "lenora-spada-oscura"],
+            "prayers": [{"card": "sole-vigilato", "host": "orizzonte"}],
         },
     )
     play(rules, g, {"cast": "oblio-e-prigione", "as": "preghiera"}, {"choose": "orizzonte"})
@@ -1704,23 +1689,23 @@ def test_tre_tipologie(rules):
         rules,
         {
             "hand": [SPARE],
-            "preghiere": ["fiume-etereo", {"card": "vento-tetro", "host": "orizzonte"}],
+            "prayers": ["fiume-etereo", {"card": "vento-tetro", "host": "orizzonte"}],
         },
-        {"maledizioni": ["orizzonte"]},
+        {"curses": ["orizzonte"]},
     )
     invocable = {rules.cards[a[1]].code for a in g.legal_actions() if a[0] == "invoke"}
     assert invocable == {"fiume-etereo"}  # only the Eco carry the Invocazione
 
 
 def test_impulso(rules):
-    g = game(rules, {"hand": ["battito-d-ali", SPARE]}, {"preghiere": ["fiume-etereo"]})
+    g = game(rules, {"hand": ["battito-d-ali", SPARE]}, {"prayers": ["fiume-etereo"]})
     play(rules, g, {"cast": "battito-d-ali", "as": "preghiera"}, {"choose": "fiume-etereo"})
     assert where(rules, g, "battito-d-ali") == "vuoto"  # resolved, then broke
     assert g.observation(0)["vuoto"] == ["fiume-etereo", "battito-d-ali"]
 
 
 def test_eco(rules):
-    g = game(rules, {"hand": ["fiume-etereo", SPARE], "maledizioni": ["orizzonte"]})
+    g = game(rules, {"hand": ["fiume-etereo", SPARE], "curses": ["orizzonte"]})
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert where(rules, g, "fiume-etereo") == "preghiere-1" and eye(rules, g, "orizzonte") == 6
     play(rules, g, {"invoke": "fiume-etereo"})
@@ -1732,8 +1717,8 @@ def test_catena_eco(rules):
         rules,
         {
             "hand": ["fondale-marino", SPARE],
-            "maledizioni": ["orizzonte"],
-            "preghiere": ["fiume-etereo"],
+            "curses": ["orizzonte"],
+            "prayers": ["fiume-etereo"],
         },
     )
     play(rules, g, {"cast": "fondale-marino", "as": "preghiera"})
@@ -1746,7 +1731,7 @@ def test_catena_eco(rules):
     other = game(
         rules,
         {"hand": ["fondale-marino", SPARE]},
-        {"preghiere": ["fiume-etereo"], "maledizioni": ["orizzonte"]},
+        {"prayers": ["fiume-etereo"], "curses": ["orizzonte"]},
     )
     play(rules, other, {"cast": "fondale-marino", "as": "preghiera"})
     assert eye(rules, other, "orizzonte") == 5  # the opponent's Eco never answer
@@ -1758,7 +1743,7 @@ def test_legame(rules):
     g = game(rules, {"hand": ["dado-nero", SPARE]}, mazzo=["vento-tetro"])
     play(rules, g, {"cast": "dado-nero", "as": "preghiera"}, {"choose": "preghiera"})
     assert where(rules, g, "vento-tetro") == "vuoto"  # played without a host: it breaks
-    g = game(rules, {"hand": ["vento-tetro", SPARE]}, {"maledizioni": ["orizzonte"]})
+    g = game(rules, {"hand": ["vento-tetro", SPARE]}, {"curses": ["orizzonte"]})
     play(rules, g, {"cast": "vento-tetro", "as": "preghiera"})
     assert g.host[rules.card("vento-tetro")] == rules.card("orizzonte")  # an opponent's host
 
@@ -1766,10 +1751,10 @@ def test_legame(rules):
 def test_ospite(rules):
     g = game(
         rules,
-        {"hand": ["sole-vigilato", "vento-tetro", SPARE], "maledizioni": ["orizzonte", "re-luce"]},
+        {"hand": ["sole-vigilato", "vento-tetro", SPARE], "curses": ["orizzonte", "re-luce"]},
         {
-            "maledizioni": ["lenora-spada-oscura"],
-            "preghiere": [{"card": "ali-di-som", "host": "lenora-spada-oscura"}],
+            "curses": ["lenora-spada-oscura"],
+            "prayers": [{"card": "ali-di-som", "host": "lenora-spada-oscura"}],
         },
     )
     play(rules, g, {"cast": "sole-vigilato", "as": "preghiera"})
@@ -1856,7 +1841,7 @@ def test_fasi_del_turno(rules):
 def test_inizio_turno(rules):
     g = game(
         rules,
-        {"maledizioni": ["sguardo-brillante", "visione-profonda"]},
+        {"curses": ["sguardo-brillante", "visione-profonda"]},
         {"hand": [SPARE]},
         active=2,
     )
@@ -1880,7 +1865,7 @@ def test_fine_turno(rules):
     g = game(
         rules,
         {"hand": ["orizzonte", SPARE]},
-        {"maledizioni": [{"card": "lenora-spada-oscura", "stasi": True}]},
+        {"curses": [{"card": "lenora-spada-oscura", "stasis": True}]},
     )
     play(rules, g, {"cast": "orizzonte"})
     assert g.stasi[rules.card("orizzonte")]
@@ -1899,7 +1884,7 @@ def test_calare(rules):
 
 
 def test_stasi(rules):
-    g = game(rules, {"hand": ["orizzonte", SPARE]}, {"maledizioni": ["lenora-spada-oscura"]})
+    g = game(rules, {"hand": ["orizzonte", SPARE]}, {"curses": ["lenora-spada-oscura"]})
     play(rules, g, {"cast": "orizzonte"})
     assert not can(rules, g, attack_move("orizzonte", "lenora-spada-oscura"))
     end_turn(rules, g)
@@ -1910,7 +1895,7 @@ def test_rimuovere_stasi(rules):
     g = game(
         rules,
         {"hand": ["orizzonte"]},
-        {"maledizioni": [{"card": "lenora-spada-oscura", "stasi": True}]},
+        {"curses": [{"card": "lenora-spada-oscura", "stasis": True}]},
     )
     play(rules, g, {"cast": "orizzonte"})
     assert not can(rules, g, {"remove_stasi": "lenora-spada-oscura"})  # only your own
@@ -1921,8 +1906,8 @@ def test_rimuovere_stasi(rules):
 def test_attaccare(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["sguardo-brillante"]},
-        {"maledizioni": ["orizzonte", "re-luce"]},
+        {"hand": [SPARE], "curses": ["sguardo-brillante"]},
+        {"curses": ["orizzonte", "re-luce"]},
     )
     play(rules, g, attack_move("sguardo-brillante", "orizzonte"))
     assert g.actions == 2
@@ -1930,15 +1915,15 @@ def test_attaccare(rules):
 
 
 def test_attacco_diretto(rules):
-    g = game(rules, {"hand": [SPARE], "maledizioni": [corrotta("orizzonte")]}, {"maledizioni": []})
+    g = game(rules, {"hand": [SPARE], "curses": [corrotta("orizzonte")]}, {"curses": []})
     play(rules, g, {"attack": "orizzonte", "direct": True})
     assert g.scores == [2, 0] and g.piles[10] == [] and g.actions == 2  # no card to the Altare
-    g = game(rules, {"hand": [SPARE], "maledizioni": ["orizzonte"]}, {"maledizioni": ["re-luce"]})
+    g = game(rules, {"hand": [SPARE], "curses": ["orizzonte"]}, {"curses": ["re-luce"]})
     assert not can(rules, g, {"attack": "orizzonte", "direct": True})
 
 
 def test_invocare(rules):
-    g = game(rules, {"hand": ["fiume-etereo", SPARE], "maledizioni": ["orizzonte"]})
+    g = game(rules, {"hand": ["fiume-etereo", SPARE], "curses": ["orizzonte"]})
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"}, {"invoke": "fiume-etereo"})
     assert g.actions == 1 and eye(rules, g, "orizzonte") == 7  # invoked in its first turn
     assert not can(rules, g, {"invoke": "fiume-etereo"})  # once per turn
@@ -1947,8 +1932,8 @@ def test_invocare(rules):
 def test_pura(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["taglio-nelle-tenebre"]},
-        {"maledizioni": ["sguardo-brillante"]},
+        {"hand": [SPARE], "curses": ["taglio-nelle-tenebre"]},
+        {"curses": ["sguardo-brillante"]},
     )
     play(rules, g, attack_move("taglio-nelle-tenebre", "sguardo-brillante"))
     assert where(rules, g, "taglio-nelle-tenebre") == "maledizioni-1"
@@ -1958,15 +1943,15 @@ def test_pura(rules):
 def test_corrotta(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["re-luce", "zodiaco"]},
-        {"maledizioni": [corrotta("orizzonte")]},
+        {"hand": [SPARE], "curses": ["re-luce", "zodiaco"]},
+        {"curses": [corrotta("orizzonte")]},
     )
     play(rules, g, attack_move("zodiaco", "orizzonte"), {"choose": "no"})
     assert where(rules, g, "orizzonte") == "vuoto"  # a Corrotta that loses breaks
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["re-luce", "orizzonte"]},
-        {"maledizioni": [corrotta("sguardo-brillante")]},
+        {"hand": [SPARE], "curses": ["re-luce", "orizzonte"]},
+        {"curses": [corrotta("sguardo-brillante")]},
     )
     play(rules, g, attack_move("re-luce", "sguardo-brillante"))
     assert corrupted(rules, g, "sguardo-brillante")  # attacked again: still Corrotta, nothing else
@@ -1975,28 +1960,28 @@ def test_corrotta(rules):
 def test_simulazione(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": [corrotta("orizzonte")]},
-        {"maledizioni": ["elica-empirea", "lume-nomade", "zodiaco"]},
+        {"hand": [SPARE], "curses": [corrotta("orizzonte")]},
+        {"curses": ["elica-empirea", "lume-nomade", "zodiaco"]},
     )
     assert can(rules, g, attack_move("orizzonte", "elica-empirea"))  # 5 beats 4
     assert can(rules, g, attack_move("orizzonte", "lume-nomade"))  # no +3: Elica is Luce
     assert not can(rules, g, attack_move("orizzonte", "zodiaco"))  # 5 loses to 7
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": [corrotta("orizzonte")]},
-        {"maledizioni": ["picchi-oltrenuvola"]},
+        {"hand": [SPARE], "curses": [corrotta("orizzonte")]},
+        {"curses": ["picchi-oltrenuvola"]},
     )
     assert not can(rules, g, attack_move("orizzonte", "picchi-oltrenuvola"))  # a tie is a loss
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": [corrotta("fiamma-perpetua")]},
-        {"maledizioni": ["battito-d-ali"]},
+        {"hand": [SPARE], "curses": [corrotta("fiamma-perpetua")]},
+        {"curses": ["battito-d-ali"]},
     )
     assert can(rules, g, attack_move("fiamma-perpetua", "battito-d-ali"))  # unless ties win
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": [corrotta("orizzonte")]},
-        {"maledizioni": ["dado-nero"]},
+        {"hand": [SPARE], "curses": [corrotta("orizzonte")]},
+        {"curses": ["dado-nero"]},
     )
     assert can(rules, g, attack_move("orizzonte", "dado-nero"))  # Fato: no simulation
 
@@ -2004,8 +1989,8 @@ def test_simulazione(rules):
 def test_spezzare(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["sguardo-brillante"]},
-        {"maledizioni": [corrotta("orizzonte")]},
+        {"hand": [SPARE], "curses": ["sguardo-brillante"]},
+        {"curses": [corrotta("orizzonte")]},
         vuoto=["re-luce"],
     )
     play(rules, g, attack_move("sguardo-brillante", "orizzonte"), {"choose": "no"})
@@ -2015,8 +2000,8 @@ def test_spezzare(rules):
 def test_fasi_scontro(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["catene-lucenti"]},
-        {"maledizioni": ["taglio-nelle-tenebre"]},
+        {"hand": [SPARE], "curses": ["catene-lucenti"]},
+        {"curses": ["taglio-nelle-tenebre"]},
     )
     start = len(g.log)
     play(rules, g, attack_move("catene-lucenti", "taglio-nelle-tenebre"))
@@ -2029,8 +2014,8 @@ def test_fasi_scontro(rules):
 def test_modifica_occhio(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["catene-lucenti"]},
-        {"maledizioni": [corrotta("sguardo-brillante"), "taglio-nelle-tenebre"]},
+        {"hand": [SPARE], "curses": ["catene-lucenti"]},
+        {"curses": [corrotta("sguardo-brillante"), "taglio-nelle-tenebre"]},
     )
     assert eye(rules, g, "catene-lucenti") == 5  # Rivalità counts only in a clash
     play(rules, g, attack_move("catene-lucenti", "taglio-nelle-tenebre"))
@@ -2040,17 +2025,15 @@ def test_modifica_occhio(rules):
 def test_confronto(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["orizzonte"]},
-        {"maledizioni": [corrotta("elica-empirea")]},
+        {"hand": [SPARE], "curses": ["orizzonte"]},
+        {"curses": [corrotta("elica-empirea")]},
     )
     play(rules, g, attack_move("orizzonte", "elica-empirea"))
     assert next(e for e in g.log if e.kind == "clash").args[4] == 0 and g.pending.kind == "offer"
 
 
 def test_esito_scontro(rules):
-    g = game(
-        rules, {"hand": [SPARE], "maledizioni": ["re-luce"]}, {"maledizioni": ["sole-vigilato"]}
-    )
+    g = game(rules, {"hand": [SPARE], "curses": ["re-luce"]}, {"curses": ["sole-vigilato"]})
     play(rules, g, attack_move("re-luce", "sole-vigilato"))
     # Sole Vigilato becomes Corrotta (+3) only in step 4: in the clash it was 1 against 3
     assert not corrupted(rules, g, "re-luce") and corrupted(rules, g, "sole-vigilato")
@@ -2060,8 +2043,8 @@ def test_esito_scontro(rules):
 def test_attaccata_corrotta(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["taglio-nelle-tenebre"]},
-        {"maledizioni": ["sguardo-brillante"]},
+        {"hand": [SPARE], "curses": ["taglio-nelle-tenebre"]},
+        {"curses": ["sguardo-brillante"]},
     )
     play(rules, g, attack_move("taglio-nelle-tenebre", "sguardo-brillante"))
     assert corrupted(rules, g, "taglio-nelle-tenebre") and corrupted(rules, g, "sguardo-brillante")
@@ -2070,8 +2053,8 @@ def test_attaccata_corrotta(rules):
 def test_pareggio(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["orizzonte"]},
-        {"maledizioni": ["picchi-oltrenuvola"]},
+        {"hand": [SPARE], "curses": ["orizzonte"]},
+        {"curses": ["picchi-oltrenuvola"]},
     )
     play(rules, g, attack_move("orizzonte", "picchi-oltrenuvola"))
     assert next(e for e in g.log if e.kind == "clash").args[4] == 2
@@ -2081,15 +2064,15 @@ def test_pareggio(rules):
 def test_vince(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["tocco-divino"]},
-        {"maledizioni": [corrotta("sguardo-brillante")]},
+        {"hand": [SPARE], "curses": ["tocco-divino"]},
+        {"curses": [corrotta("sguardo-brillante")]},
     )
     play(rules, g, attack_move("tocco-divino", "sguardo-brillante"))
     assert g.pending.kind == "offer"  # Occhio 0 wins: Karma 1 is 2 or less
     g = game(
         rules,
-        {"hand": ["fiume-etereo", SPARE], "maledizioni": ["tocco-divino"]},
-        {"maledizioni": [corrotta("nube-mentale")]},
+        {"hand": ["fiume-etereo", SPARE], "curses": ["tocco-divino"]},
+        {"curses": [corrotta("nube-mentale")]},
     )
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     play(rules, g, attack_move("tocco-divino", "nube-mentale"))
@@ -2097,8 +2080,8 @@ def test_vince(rules):
     assert clash_of(g).args[4] == 2
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["ali-di-mos"]},
-        {"maledizioni": [corrotta("mesit-campione-dell-ombra")]},
+        {"hand": [SPARE], "curses": ["ali-di-mos"]},
+        {"curses": [corrotta("mesit-campione-dell-ombra")]},
     )
     play(rules, g, attack_move("ali-di-mos", "mesit-campione-dell-ombra"))
     # the condition reads the Occhio after step 1: Mesit has 4 + 3 (Rivalità), so 6 or more
@@ -2108,25 +2091,25 @@ def test_vince(rules):
 def test_vince_sempre(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["re-luce"]},
-        {"maledizioni": [corrotta("tocco-divino")]},
+        {"hand": [SPARE], "curses": ["re-luce"]},
+        {"curses": [corrotta("tocco-divino")]},
     )
     play(rules, g, attack_move("re-luce", "tocco-divino"))
     assert g.pending.kind == "offer"  # «Vince sempre» beats Tocco's «Vince»
     g = game(
         rules,
-        {"hand": ["crepuscolo", SPARE], "maledizioni": ["re-luce"]},
-        {"maledizioni": ["re-ombra"]},
+        {"hand": ["crepuscolo", SPARE], "curses": ["re-luce"]},
+        {"curses": ["re-ombra"]},
     )
     play(rules, g, {"cast": "crepuscolo", "as": "preghiera"}, {"choose": "re-luce"})
     play(rules, g, {"choose": "Ombra"}, attack_move("re-luce", "re-ombra"))
     assert clash_of(g).args[4] == 1  # Re Luce is Ombra now: Re Ombra «Vince sempre»
     g = game(
         rules,
-        {"hand": ["crepuscolo", SPARE], "maledizioni": ["re-luce"]},
+        {"hand": ["crepuscolo", SPARE], "curses": ["re-luce"]},
         {
-            "maledizioni": ["re-ombra"],
-            "preghiere": [{"card": "cancelli-di-mezzo", "host": "re-ombra"}],
+            "curses": ["re-ombra"],
+            "prayers": [{"card": "cancelli-di-mezzo", "host": "re-ombra"}],
         },
     )
     play(rules, g, {"cast": "crepuscolo", "as": "preghiera"}, {"choose": "re-luce"})
@@ -2137,31 +2120,29 @@ def test_vince_sempre(rules):
 def test_rivalita(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["catene-lucenti"]},
-        {"maledizioni": ["lenora-spada-oscura"]},
+        {"hand": [SPARE], "curses": ["catene-lucenti"]},
+        {"curses": ["lenora-spada-oscura"]},
     )
     play(rules, g, attack_move("catene-lucenti", "lenora-spada-oscura"))
     assert next(e for e in g.log if e.kind == "clash").args[2:4] == (8, 6)  # attacking
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura"]},
-        {"maledizioni": ["catene-lucenti"]},
+        {"hand": [SPARE], "curses": ["lenora-spada-oscura"]},
+        {"curses": ["catene-lucenti"]},
     )
     play(rules, g, attack_move("lenora-spada-oscura", "catene-lucenti"))
     assert next(e for e in g.log if e.kind == "clash").args[2:4] == (6, 8)  # attacked
-    g = game(
-        rules, {"hand": [SPARE], "maledizioni": ["catene-lucenti"]}, {"maledizioni": ["crepuscolo"]}
-    )
+    g = game(rules, {"hand": [SPARE], "curses": ["catene-lucenti"]}, {"curses": ["crepuscolo"]})
     play(rules, g, attack_move("catene-lucenti", "crepuscolo"))
     assert next(e for e in g.log if e.kind == "clash").args[2] == 5  # not against a Duale
     g = game(
         rules,
         {
             "hand": [SPARE],
-            "maledizioni": ["cancelli-di-mezzo"],
-            "preghiere": [{"card": "lama-del-mattino", "host": "cancelli-di-mezzo"}],
+            "curses": ["cancelli-di-mezzo"],
+            "prayers": [{"card": "lama-del-mattino", "host": "cancelli-di-mezzo"}],
         },
-        {"maledizioni": ["lenora-spada-oscura"]},
+        {"curses": ["lenora-spada-oscura"]},
     )
     play(rules, g, attack_move("cancelli-di-mezzo", "lenora-spada-oscura"))
     assert next(e for e in g.log if e.kind == "clash").args[2] == 6  # nor for a Duale
@@ -2170,23 +2151,23 @@ def test_rivalita(rules):
 def test_impatto(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["volo-notturno"]},
-        {"maledizioni": ["sguardo-brillante"]},
+        {"hand": [SPARE], "curses": ["volo-notturno"]},
+        {"curses": ["sguardo-brillante"]},
     )
     play(rules, g, attack_move("volo-notturno", "sguardo-brillante"))
     assert g.scores == [1, 0]  # it lost, but it corrupted the attacked Pura
     g = game(
         rules,
-        {"maledizioni": ["volo-notturno"]},
-        {"hand": [SPARE], "maledizioni": ["orizzonte"]},
+        {"curses": ["volo-notturno"]},
+        {"hand": [SPARE], "curses": ["orizzonte"]},
         active=2,
     )
     play(rules, g, attack_move("orizzonte", "volo-notturno"))
     assert g.scores == [1, 0]  # attacked, it corrupted the Pura that lost
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["volo-notturno"]},
-        {"maledizioni": [corrotta("orizzonte")]},
+        {"hand": [SPARE], "curses": ["volo-notturno"]},
+        {"curses": [corrotta("orizzonte")]},
     )
     play(rules, g, attack_move("volo-notturno", "orizzonte"), {"choose": "no"})
     assert g.scores == [0, 0]  # the opponent was Corrotta and broke: no Impatto
@@ -2195,8 +2176,8 @@ def test_impatto(rules):
 def test_barriera(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["faro-della-redenzione"]},
-        {"hand": [SPARE], "maledizioni": ["lenora-spada-oscura", "sguardo-brillante"]},
+        {"hand": [SPARE], "curses": ["faro-della-redenzione"]},
+        {"hand": [SPARE], "curses": ["lenora-spada-oscura", "sguardo-brillante"]},
         active=2,
     )
     play(rules, g, attack_move("lenora-spada-oscura", "faro-della-redenzione"))
@@ -2211,8 +2192,8 @@ def test_fato(rules):
     def attack(guess, roll):
         g = game(
             rules,
-            {"hand": [SPARE], "maledizioni": ["dado-nero"]},
-            {"maledizioni": [corrotta("orizzonte")]},
+            {"hand": [SPARE], "curses": ["dado-nero"]},
+            {"curses": [corrotta("orizzonte")]},
             dice=[roll],
         )
         play(rules, g, attack_move("dado-nero", "orizzonte"))
@@ -2224,14 +2205,14 @@ def test_fato(rules):
     assert attack("pari", 3) == "main"  # wrong: the Occhio decides (0 against 5)
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": [corrotta("dado-nero")]},
-        {"maledizioni": ["sguardo-brillante"]},
+        {"hand": [SPARE], "curses": [corrotta("dado-nero")]},
+        {"curses": ["sguardo-brillante"]},
     )
     assert can(rules, g, attack_move("dado-nero", "sguardo-brillante"))  # a Fato clash
     g = game(
         rules,
-        {"maledizioni": ["dado-nero"]},
-        {"hand": [SPARE], "maledizioni": ["orizzonte"]},
+        {"curses": ["dado-nero"]},
+        {"hand": [SPARE], "curses": ["orizzonte"]},
         active=2,
         dice=[4],
     )
@@ -2244,8 +2225,8 @@ def test_blessare(rules):
         rules,
         {
             "hand": [SPARE],
-            "maledizioni": ["orizzonte"],
-            "preghiere": [{"card": "zoreo-campione-della-luce", "host": "orizzonte"}],
+            "curses": ["orizzonte"],
+            "prayers": [{"card": "zoreo-campione-della-luce", "host": "orizzonte"}],
         },
     )
     play(rules, g, {"attack": "orizzonte", "direct": True})
@@ -2257,8 +2238,8 @@ def test_blessare(rules):
 def test_offerta(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["sguardo-brillante"]},
-        {"maledizioni": [corrotta("orizzonte")]},
+        {"hand": [SPARE], "curses": ["sguardo-brillante"]},
+        {"curses": [corrotta("orizzonte")]},
     )
     play(rules, g, attack_move("sguardo-brillante", "orizzonte"))
     assert g.pending.kind == "offer" and g.pending.player == 0
@@ -2266,15 +2247,15 @@ def test_offerta(rules):
     assert where(rules, g, "orizzonte") == "altare-1" and g.scores == [1, 0]
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": ["sguardo-brillante"]},
-        {"maledizioni": [corrotta("orizzonte")]},
+        {"hand": [SPARE], "curses": ["sguardo-brillante"]},
+        {"curses": [corrotta("orizzonte")]},
     )
     play(rules, g, attack_move("sguardo-brillante", "orizzonte"), {"choose": "no"})
     assert where(rules, g, "orizzonte") == "vuoto" and g.scores == [0, 0]
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": [corrotta("dado-nero")]},
-        {"maledizioni": ["orizzonte"]},
+        {"hand": [SPARE], "curses": [corrotta("dado-nero")]},
+        {"curses": ["orizzonte"]},
         dice=[2],
     )
     play(rules, g, attack_move("dado-nero", "orizzonte"), {"choose": "dispari"})
@@ -2287,8 +2268,8 @@ def test_offerta(rules):
 def test_offerta_pareggio(rules):
     g = game(
         rules,
-        {"hand": [SPARE], "maledizioni": [corrotta("dado-nero")]},
-        {"maledizioni": [corrotta("tocco-divino")]},
+        {"hand": [SPARE], "curses": [corrotta("dado-nero")]},
+        {"curses": [corrotta("tocco-divino")]},
         dice=[2],
     )
     play(rules, g, attack_move("dado-nero", "tocco-divino"), {"choose": "pari"})
@@ -2303,10 +2284,10 @@ def test_turni_finali(rules):
         rules,
         {
             "hand": [SPARE],
-            "maledizioni": ["sguardo-brillante"],
-            "altare": ["re-luce", "re-ombra", "eclissi", "zodiaco"],
+            "curses": ["sguardo-brillante"],
+            "altar": ["re-luce", "re-ombra", "eclissi", "zodiaco"],
         },
-        {"maledizioni": [corrotta("orizzonte")]},
+        {"curses": [corrotta("orizzonte")]},
     )
     play(rules, g, attack_move("sguardo-brillante", "orizzonte"), {"choose": "yes"})
     assert (g.final_by, g.final_how, g.final_last) == (0, "altare", 3 + 5)
@@ -2317,10 +2298,10 @@ def test_ordine_turni_finali(rules):
         rules,
         {
             "hand": [SPARE],
-            "maledizioni": ["sguardo-brillante"],
-            "altare": ["re-luce", "re-ombra", "eclissi", "zodiaco"],
+            "curses": ["sguardo-brillante"],
+            "altar": ["re-luce", "re-ombra", "eclissi", "zodiaco"],
         },
-        {"hand": [SPARE], "maledizioni": [corrotta("orizzonte")]},
+        {"hand": [SPARE], "curses": [corrotta("orizzonte")]},
     )
     play(rules, g, attack_move("sguardo-brillante", "orizzonte"), {"choose": "yes"})
     players = []
@@ -2342,8 +2323,8 @@ def test_ordine_turni_finali(rules):
     rest = [c.code for c in rules.cards if c.code not in placed]
     g = game(
         drawing,
-        {"hand": [SPARE], "maledizioni": ["sguardo-brillante"]},
-        {"maledizioni": ["battito-d-ali"]},
+        {"hand": [SPARE], "curses": ["sguardo-brillante"]},
+        {"curses": ["battito-d-ali"]},
         vuoto=rest,
     )
     play(drawing, g, attack_move("sguardo-brillante", "battito-d-ali"))
@@ -2355,10 +2336,10 @@ def test_nuove_attivazioni(rules):
         rules,
         {
             "hand": [SPARE],
-            "maledizioni": ["sguardo-brillante"],
-            "altare": ["re-luce", "re-ombra", "eclissi", "zodiaco"],
+            "curses": ["sguardo-brillante"],
+            "altar": ["re-luce", "re-ombra", "eclissi", "zodiaco"],
         },
-        {"maledizioni": [corrotta("orizzonte")]},
+        {"curses": [corrotta("orizzonte")]},
         final={"by": 2, "how": "mazzo", "last_turn": 6},
     )
     play(rules, g, attack_move("sguardo-brillante", "orizzonte"), {"choose": "yes"})
@@ -2395,8 +2376,8 @@ def test_durata_partita(rules):
         ][: altar - 1]
         g = game(
             rules,
-            {"hand": [SPARE], "maledizioni": ["sguardo-brillante"], "altare": have},
-            {"maledizioni": [corrotta("orizzonte")]},
+            {"hand": [SPARE], "curses": ["sguardo-brillante"], "altar": have},
+            {"curses": [corrotta("orizzonte")]},
             altar=altar,
         )
         play(rules, g, attack_move("sguardo-brillante", "orizzonte"), {"choose": "yes"})
@@ -2411,17 +2392,15 @@ def test_obblighi(rules):
     assert where(rules, g, "tocco-divino") == "vuoto" and g.pending.kind == "main"  # nothing to do
     g = game(
         rules,
-        {"hand": ["raggio-vanescente", SPARE], "maledizioni": [corrotta("orizzonte")]},
-        {"maledizioni": ["lenora-spada-oscura"]},
+        {"hand": ["raggio-vanescente", SPARE], "curses": [corrotta("orizzonte")]},
+        {"curses": ["lenora-spada-oscura"]},
     )
     play(rules, g, {"cast": "raggio-vanescente", "as": "preghiera"})
     assert where(rules, g, "lenora-spada-oscura") == "maledizioni-2"  # the cost cannot be paid
 
 
 def test_duali_forma(rules):
-    g = game(
-        rules, {"hand": ["fiume-etereo", "fondale-marino", SPARE], "maledizioni": ["crepuscolo"]}
-    )
+    g = game(rules, {"hand": ["fiume-etereo", "fondale-marino", SPARE], "curses": ["crepuscolo"]})
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert eye(rules, g, "crepuscolo") == 3  # Luce
     play(rules, g, {"cast": "fondale-marino", "as": "preghiera"})
@@ -2431,8 +2410,8 @@ def test_duali_forma(rules):
 def test_maggiore_minore(rules):
     g = game(
         rules,
-        {"hand": ["lenora-spada-oscura", SPARE], "maledizioni": ["battito-d-ali"]},
-        {"maledizioni": ["fiamma-perpetua", "orizzonte"]},
+        {"hand": ["lenora-spada-oscura", SPARE], "curses": ["battito-d-ali"]},
+        {"curses": ["fiamma-perpetua", "orizzonte"]},
     )
     play(rules, g, {"cast": "lenora-spada-oscura", "as": "preghiera"})
     assert g.pending.kind == "target" and g.pending.player == 0
@@ -2446,9 +2425,9 @@ def test_ordine_effetti(rules):
         rules,
         {
             "hand": ["obelisco-del-sole", "re-luce"],
-            "maledizioni": ["varco-sepolto", "sussurro-fatale"],
+            "curses": ["varco-sepolto", "sussurro-fatale"],
         },
-        {"hand": [SPARE], "maledizioni": ["oltretomba", "orizzonte"]},
+        {"hand": [SPARE], "curses": ["oltretomba", "orizzonte"]},
         vuoto=["lume-nomade"],
     )
     play(rules, g, {"cast": "obelisco-del-sole", "as": "preghiera"})
@@ -2464,9 +2443,9 @@ def test_durata_effetti(rules):
         rules,
         {
             "hand": ["volo-notturno", "raggio-vanescente", SPARE],
-            "maledizioni": ["taglio-nelle-tenebre"],
+            "curses": ["taglio-nelle-tenebre"],
         },
-        {"hand": [SPARE], "maledizioni": ["orizzonte", "re-luce"]},
+        {"hand": [SPARE], "curses": ["orizzonte", "re-luce"]},
     )
     play(rules, g, {"cast": "volo-notturno", "as": "preghiera"}, {"choose": "taglio-nelle-tenebre"})
     assert eye(rules, g, "taglio-nelle-tenebre") == 7
@@ -2483,10 +2462,10 @@ def test_imposta_somma(rules):
         rules,
         {
             "hand": ["fiume-etereo", SPARE],
-            "maledizioni": ["re-luce"],
-            "preghiere": [{"card": "fiore-di-lamus", "host": "re-luce"}],
+            "curses": ["re-luce"],
+            "prayers": [{"card": "fiore-di-lamus", "host": "re-luce"}],
         },
-        {"maledizioni": ["sguardo-brillante"]},
+        {"curses": ["sguardo-brillante"]},
     )
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert eye(rules, g, "re-luce") == 9  # set to 8, then +1
@@ -2494,8 +2473,8 @@ def test_imposta_somma(rules):
         rules,
         {
             "hand": ["fiume-etereo", SPARE],
-            "maledizioni": ["re-luce"],
-            "preghiere": [{"card": "mangrovia-celeste", "host": "re-luce"}],
+            "curses": ["re-luce"],
+            "prayers": [{"card": "mangrovia-celeste", "host": "re-luce"}],
         },
     )
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
@@ -2504,10 +2483,10 @@ def test_imposta_somma(rules):
         rules,
         {
             "hand": ["oscurita", SPARE],
-            "maledizioni": ["taglio-nelle-tenebre", "visione-profonda"],
-            "preghiere": [{"card": "fiore-di-lamus", "host": "taglio-nelle-tenebre"}],
+            "curses": ["taglio-nelle-tenebre", "visione-profonda"],
+            "prayers": [{"card": "fiore-di-lamus", "host": "taglio-nelle-tenebre"}],
         },
-        {"maledizioni": ["orizzonte"]},
+        {"curses": ["orizzonte"]},
     )
     assert eye(rules, g, "taglio-nelle-tenebre") == 5
     play(rules, g, {"cast": "oscurita", "as": "preghiera"}, {"choose": "taglio-nelle-tenebre"})
@@ -2515,25 +2494,25 @@ def test_imposta_somma(rules):
     g = game(
         rules,
         {
-            "maledizioni": ["passi-persi"],
-            "preghiere": [
+            "curses": ["passi-persi"],
+            "prayers": [
                 {"card": "mangrovia-celeste", "host": "sguardo-brillante"},
                 "fiume-etereo",
             ],
         },
-        {"maledizioni": ["sguardo-brillante"]},
+        {"curses": ["sguardo-brillante"]},
     )
     assert eye(rules, g, "sguardo-brillante") == 5  # two «sempre»: the last setting
 
 
 def test_limiti(rules):
-    g = game(rules, {"hand": ["fiume-etereo", SPARE], "preghiere": ["re-luce", "orizzonte"]})
+    g = game(rules, {"hand": ["fiume-etereo", SPARE], "prayers": ["re-luce", "orizzonte"]})
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"})
     assert g.pending.kind == "limit"  # a third Eco
     g = game(
         rules,
         {"hand": ["zodiaco", SPARE]},
-        {"maledizioni": ["re-luce", "orizzonte", "eclissi", "lenora-spada-oscura"]},
+        {"curses": ["re-luce", "orizzonte", "eclissi", "lenora-spada-oscura"]},
     )
     play(rules, g, {"cast": "zodiaco"})
     assert len(maledizioni(rules, g, 1)) == 1 and len(maledizioni(rules, g, 2)) == 4  # per player
@@ -2545,7 +2524,7 @@ def test_superamento(rules):
         rules,
         {
             "hand": ["zodiaco", SPARE],
-            "maledizioni": ["re-luce", corrotta("orizzonte"), "eclissi", "lenora-spada-oscura"],
+            "curses": ["re-luce", corrotta("orizzonte"), "eclissi", "lenora-spada-oscura"],
         },
     )
     play(rules, g, {"cast": "zodiaco"})
@@ -2561,7 +2540,7 @@ def test_superamento(rules):
         rules,
         {
             "hand": ["zodiaco", SPARE],
-            "maledizioni": [
+            "curses": [
                 corrotta(c) for c in ("re-luce", "orizzonte", "eclissi", "lenora-spada-oscura")
             ],
         },
@@ -2572,8 +2551,8 @@ def test_superamento(rules):
         rules,
         {
             "hand": ["fiume-etereo", SPARE],
-            "maledizioni": ["orizzonte"],
-            "preghiere": ["re-luce", "fondale-marino"],
+            "curses": ["orizzonte"],
+            "prayers": ["re-luce", "fondale-marino"],
         },
     )
     play(rules, g, {"cast": "fiume-etereo", "as": "preghiera"}, {"choose": "fondale-marino"})
@@ -2621,7 +2600,7 @@ def test_a_designer_edit_changes_the_play(project, cli):
 
 def test_invariants_name_each_broken_state(rules):
     """The checks the conformance test runs after every action see what they claim to."""
-    g = game(rules, {"hand": ["re-luce", SPARE], "maledizioni": [corrotta("orizzonte")]})
+    g = game(rules, {"hand": ["re-luce", SPARE], "curses": [corrotta("orizzonte")]})
     assert g.invariants() == []
     in_hand, on_field = rules.card("re-luce"), rules.card("orizzonte")
     broken = g.clone()

@@ -83,12 +83,6 @@ class BlessRules:
         seats = Seats(self.info.min_players, self.info.max_players)
         return BlessRules(seats, BlessDeck(cards, self.texts), f"{self.digest}+{code}")
 
-    def position(
-        self, spec: Mapping[str, Any], seed: int = 0, dice: Sequence[int] = ()
-    ) -> BlessGame:
-        """A game set up in a given position (see scenario.place)."""
-        return scenario.place(self.deck, spec, seed, dice)
-
     def narrate(self, events: Sequence[Event], players: int = 2) -> list[str]:
         return narrate_bless(events, self.cards, self.texts)
 

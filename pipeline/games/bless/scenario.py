@@ -157,24 +157,24 @@ def zone_label(zone: int) -> str:
     return f"{SEAT_ZONES[zone >> 1]}-{(zone & 1) + 1}"
 
 
-def place(
-    deck: BlessDeck, spec: Mapping[str, Any], seed: int = 0, dice: Sequence[int] = ()
-) -> BlessGame:
-    """A game set up in a given position (players numbered 1 and 2, cards by code).
-
-    Cards not placed anywhere go to the Mazzo, under the ones listed on top of it, in
-    number order. ``dice`` scripts the die rolls of Fato clashes.
-    """
-    options = {"altar": spec.get("altar", 5), "max_turns": spec.get("max_turns", 400)}
-    chance = Chance(seed, forced={"dado": list(dice)})
-    g = BlessGame(deck, seed, options, chance, deal=False)
+def place(deck: BlessDeck, spec: BlessPosition, altar: int = 5) -> BlessGame:
+    """A game set up in the position: cards not placed anywhere go to the Mazzo, under the
+    ones listed on top of it, in number order; ``spec.dice`` scripts the Fato die rolls."""
+    chance = Chance(spec.seed, forced={"dado": list(spec.dice)})
+    g = BlessGame(deck, spec.seed, {"altar": altar, "max_turns": 400}, chance, deal=False)
     g.piles[MAZZO] = []
     placed: list[int] = []
 
-    def put(code: str, zone: int) -> int:
-        c = deck.card(code)
+    def card(code: str, loc: Sequence[str | int]) -> int:
+        try:
+            return deck.card(code)
+        except KeyError as exc:
+            raise ScenarioError(exc.args[0], loc) from None
+
+    def put(code: str, zone: int, loc: Sequence[str | int]) -> int:
+        c = card(code, loc)
         if c in placed:
-            raise ValueError(f"{code} is placed twice")
+            raise ScenarioError(f"{code} is placed twice", loc)
         placed.append(c)
         g.piles[zone].append(c)
         g.zone[c] = zone
@@ -182,52 +182,51 @@ def place(
         return c
 
     bonds = []
-    for p, side in enumerate(spec.get("players", [])):
-        for code in side.get("hand", []):
-            put(code, 2 * HAND + p)
-        for item in side.get("maledizioni", []):
-            item = {"card": item} if isinstance(item, str) else item
-            c = put(item["card"], 2 * MAL + p)
-            g.corrupt[c] = int(bool(item.get("corrotta", False)))
-            g.stasi[c] = int(bool(item.get("stasi", False)))
-        for item in side.get("preghiere", []):
-            item = {"card": item} if isinstance(item, str) else item
-            c = put(item["card"], 2 * PRE + p)
+    for p in (0, 1):
+        seat, at = spec.seats.get(p + 1, BlessSeat()), ("seats", p + 1)
+        for code in seat.hand:
+            put(code, 2 * HAND + p, (*at, "hand"))
+        for item in seat.curses:
+            curse = Curse(card=item) if isinstance(item, str) else item
+            c = put(curse.card, 2 * MAL + p, (*at, "curses"))
+            g.corrupt[c], g.stasi[c] = int(curse.corrupted), int(curse.stasis)
+        for entry in seat.prayers:
+            prayer = Prayer(card=entry) if isinstance(entry, str) else entry
+            c = put(prayer.card, 2 * PRE + p, (*at, "prayers"))
             if deck.cards[c].prayer == LEGAME:
-                if "host" not in item:
-                    raise ValueError(f"the Legame {item['card']} needs a host")
-                bonds.append((c, item["host"]))
-        for code in side.get("altare", []):
-            put(code, 2 * ALT + p)
-    for code in spec.get("vuoto", []):
-        put(code, VUOTO)
-    top = [put(code, MAZZO) for code in spec.get("mazzo", [])]
+                if prayer.host is None:
+                    raise ScenarioError(f"the Legame {prayer.card} needs a host", (*at, "prayers"))
+                bonds.append((c, card(prayer.host, (*at, "prayers"))))
+        for code in seat.altar:
+            put(code, 2 * ALT + p, (*at, "altar"))
+    for code in spec.piles.discard:
+        put(code, VUOTO, ("piles", "discard"))
+    top = [put(code, MAZZO, ("piles", "draw")) for code in spec.piles.draw or []]
     rest = [c for c in range(len(deck.cards)) if c not in placed]
     for c in rest:
         g.zone[c] = MAZZO
     g.piles[MAZZO] = sorted(rest, reverse=True) + top[::-1]
-    for legame, code in bonds:
-        g.host[legame] = deck.card(code)
-    for code in spec.get("attacked", []):
-        g.attacked[deck.card(code)] = int(spec.get("turn", 3))
-    for code in spec.get("invoked", []):
-        g.invoked[deck.card(code)] = int(spec.get("turn", 3))
-    for code in spec.get("responded", []):
-        g.responded[deck.card(code)] = int(spec.get("turn", 3))
-    for code in spec.get("barriera", []):
-        g.barrier[deck.card(code)] = int(spec.get("turn", 3))
-    g.turn = int(spec.get("turn", 3))
-    g.active = int(spec.get("active", 1)) - 1
-    g.first = int(spec.get("first", 1)) - 1
-    g.actions = int(spec.get("actions", 3))
-    g.scores = [int(x) for x in spec.get("scores", [0, 0])]
+    for legame, host in bonds:
+        g.host[legame] = host
+    g.turn = spec.turn_number or 3
+    for key, used in (
+        ("attacked", g.attacked),
+        ("invoked", g.invoked),
+        ("responded", g.responded),
+        ("barrier", g.barrier),
+    ):
+        for code in getattr(spec, key):
+            used[card(code, (key,))] = g.turn
+    g.active = (spec.turn or 1) - 1
+    g.first = spec.first - 1
+    g.actions = spec.actions
+    g.scores = list(spec.scores)
     g.bonus = g.scores[:]
-    final = spec.get("final")
-    if final:
-        g.final_by, g.final_how = int(final["by"]) - 1, final.get("how", "altare")
-        g.final_last = int(final["last_turn"])
+    if spec.final:
+        g.final_by, g.final_how = spec.final.by - 1, spec.final.how
+        g.final_last = spec.final.last_turn
     g._dirty()
-    if spec.get("phase") == "end":
+    if spec.phase == "end":
         g._push(("end_turn",))
     g._run()
     return g
@@ -236,48 +235,7 @@ def place(
 def setup(
     deck: BlessDeck, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
 ) -> BlessGame:
-    spec = BlessPosition.model_validate(position)
-    try:
-        return place(deck, _placement(spec, int(options.get("altar", 5))), spec.seed, spec.dice)
-    except KeyError as exc:
-        raise ScenarioError(exc.args[0]) from None
-
-
-def _placement(spec: BlessPosition, altar: int) -> dict[str, Any]:
-    """The position as ``place`` takes it."""
-    turn = spec.turn_number or 3
-    sides = []
-    for p in (1, 2):
-        seat = spec.seats.get(p, BlessSeat())
-        curses = [Curse(card=c) if isinstance(c, str) else c for c in seat.curses]
-        prayers = [Prayer(card=c) if isinstance(c, str) else c for c in seat.prayers]
-        sides.append(
-            {
-                "hand": seat.hand,
-                "maledizioni": [
-                    {"card": c.card, "corrotta": c.corrupted, "stasi": c.stasis} for c in curses
-                ],
-                "preghiere": [pr.model_dump(exclude_none=True) for pr in prayers],
-                "altare": seat.altar,
-            }
-        )
-    return {
-        "altar": altar,
-        "players": sides,
-        "mazzo": spec.piles.draw or [],
-        "vuoto": spec.piles.discard,
-        "attacked": spec.attacked,
-        "invoked": spec.invoked,
-        "responded": spec.responded,
-        "barriera": spec.barrier,
-        "turn": turn,
-        "active": spec.turn or 1,
-        "first": spec.first,
-        "actions": spec.actions,
-        "scores": spec.scores,
-        "final": spec.final.model_dump() if spec.final else None,
-        "phase": spec.phase,
-    }
+    return place(deck, BlessPosition.model_validate(position), int(options.get("altar", 5)))
 
 
 def parse_action(state: BlessGame, spec: Any) -> Action:

@@ -42,14 +42,14 @@ def at(
     rules: MazzoRules,
     p1: list[str],
     p2: list[str],
-    riserva: list[str] | None = None,
-    bottini: list[list[str]] | None = None,
+    draw: list[str] | None = None,
+    loot: list[list[str]] | None = None,
     **position: Any,
 ) -> MazzoState:
-    """A position: the two hands, the reserve (the draw pile) and the bottini."""
-    loot = bottini or [[], []]
-    seats = {1: {"hand": p1, "loot": loot[0]}, 2: {"hand": p2, "loot": loot[1]}}
-    piles = {"draw": riserva or []}
+    """A position: the two hands, the reserve (the draw pile) and the bottini (loot)."""
+    bottini = loot or [[], []]
+    seats = {1: {"hand": p1, "loot": bottini[0]}, 2: {"hand": p2, "loot": bottini[1]}}
+    piles = {"draw": draw or []}
     return rules.setup({"seats": seats, "piles": piles, **position}, 2, {})
 
 
@@ -96,7 +96,7 @@ def test_carte(rules):
 
 
 def test_abilita(rules, built_once):
-    state = at(rules, ["cavaliere", "spia"], ["gigante", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["cavaliere", "spia"], ["gigante", "corriere"], draw=["ladra", "pirata"])
     declared = {
         ABILITIES[a[2]] for a in state.legal_actions() if a[1] == rules.cards.card("cavaliere")
     }
@@ -110,22 +110,20 @@ def test_abilita(rules, built_once):
         for r in records
     ]
     for table, winner in ((rules, 1), (build_rules(Seats(2, 2), stronger, "x"), -1)):
-        s = at(
-            table, ["cavaliere", "spia"], ["lottatrice", "corriere"], riserva=["ladra", "pirata"]
-        )
+        s = at(table, ["cavaliere", "spia"], ["lottatrice", "corriere"], draw=["ladra", "pirata"])
         move(table, s, {"attack": "cavaliere", "ability": "forza"}, {"open": "lottatrice"})
         clash = next(e for e in s.log if e.kind == "clash")
         assert clash.args[5] == (1 if winner == 1 else 0)
 
 
 def test_mazziere(rules):
-    state = at(rules, ["gigante", "spia"], ["mazziere", "lottatrice"], riserva=["ladra", "pirata"])
+    state = at(rules, ["gigante", "spia"], ["mazziere", "lottatrice"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": "gigante", "ability": "forza"})
     assert ("open", rules.cards.card("mazziere")) not in state.legal_actions()  # never face up
     move(rules, state, {"nonce": "mazziere"}, {"believe": True})
     assert codes(rules, state.bottini[1]) == ["gigante", "mazziere"]
     # in attack it may declare any ability and wins the clash
-    state = at(rules, ["mazziere", "spia"], ["arcimaga", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["mazziere", "spia"], ["arcimaga", "corriere"], draw=["ladra", "pirata"])
     assert len([a for a in state.legal_actions() if a[1] == rules.cards.card("mazziere")]) == 5
     move(rules, state, {"attack": "mazziere", "ability": "magia"}, {"open": "arcimaga"})
     assert codes(rules, state.bottini[0]) == ["arcimaga", "mazziere"]
@@ -158,7 +156,7 @@ def test_ruoli(rules):
 
 
 def test_attacco(rules):
-    state = at(rules, ["cavaliere", "spia"], ["gigante", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["cavaliere", "spia"], ["gigante", "corriere"], draw=["ladra", "pirata"])
     assert state.decision_kind() == "main" and state.current_player() == 0
     move(rules, state, {"attack": "cavaliere", "ability": "coraggio"})
     seen = state.observation(1)
@@ -177,7 +175,7 @@ def test_dichiarare(rules):
 
 
 def test_difesa(rules):
-    state = at(rules, ["cavaliere", "spia"], ["paladina", "capitana", "corriere"], riserva=[])
+    state = at(rules, ["cavaliere", "spia"], ["paladina", "capitana", "corriere"], draw=[])
     move(rules, state, {"attack": "cavaliere", "ability": "coraggio"})
     legal = state.legal_actions()
     assert {a[1] for a in legal if a[0] == "open"} == {
@@ -186,13 +184,13 @@ def test_difesa(rules):
     }
     assert len([a for a in legal if a[0] == "nonce"]) == 3
     # no character with the ability: «non ce l'ho» only
-    state = at(rules, ["cavaliere", "spia"], ["gigante", "corriere"], riserva=[])
+    state = at(rules, ["cavaliere", "spia"], ["gigante", "corriere"], draw=[])
     move(rules, state, {"attack": "cavaliere", "ability": "coraggio"})
     assert {a[0] for a in state.legal_actions()} == {"nonce"}
 
 
 def test_non_ce_lho(rules):
-    state = at(rules, ["cavaliere", "spia"], ["paladina", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["cavaliere", "spia"], ["paladina", "corriere"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": "cavaliere", "ability": "coraggio"}, {"nonce": "paladina"})
     assert state.decision_kind() == "judge" and state.current_player() == 0
     assert state.observation(0)["table"]["theirs"] == -1  # the attacker does not see it
@@ -201,12 +199,12 @@ def test_non_ce_lho(rules):
 
 def test_credere(rules):
     # a lie believed: the values compare as in any clash
-    state = at(rules, ["regina", "spia"], ["capitana", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["regina", "spia"], ["capitana", "corriere"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": "regina", "ability": "coraggio"}, {"nonce": "capitana"})
     move(rules, state, {"believe": True})
     assert codes(rules, state.bottini[1]) == ["capitana", "regina"]
     # the truth believed: a card without the ability loses
-    state = at(rules, ["regina", "spia"], ["gigante", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["regina", "spia"], ["gigante", "corriere"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": "regina", "ability": "coraggio"}, {"nonce": "gigante"})
     move(rules, state, {"believe": True})
     assert codes(rules, state.bottini[0]) == ["gigante", "regina"]
@@ -230,7 +228,7 @@ def test_dubito_giusto(rules):
     assert codes(rules, state.bottini[0]) == ["paladina", "sciamano"]
     assert codes(rules, state.hands[0]) == ["cavaliere", "spia", "strega"]
     # the Mazziere has no ability: with it alone the defender told the truth
-    state = at(rules, ["strega", "spia"], ["mazziere", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["strega", "spia"], ["mazziere", "corriere"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": "strega", "ability": "magia"}, {"nonce": "mazziere"})
     move(rules, state, {"doubt": True})
     assert "doubt_wrong" in kinds(state)
@@ -254,7 +252,7 @@ def test_dubito_sbagliato(rules):
 
 
 def clash_winner(rules: MazzoRules, mine: str, theirs: str, ability: str, open_: bool) -> int:
-    state = at(rules, [mine, "spia"], [theirs, "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, [mine, "spia"], [theirs, "corriere"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": mine, "ability": ability})
     move(rules, state, {"open": theirs} if open_ else {"nonce": theirs})
     if not open_:
@@ -270,7 +268,7 @@ def test_confronto(rules):
 
 
 def test_pareggio(rules):
-    state = at(rules, ["cavaliere", "spia"], ["guerriera", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["cavaliere", "spia"], ["guerriera", "corriere"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": "cavaliere", "ability": "forza"}, {"open": "guerriera"})
     assert codes(rules, state.bottini[0]) == ["cavaliere"]
     assert codes(rules, state.bottini[1]) == ["guerriera"]
@@ -300,14 +298,14 @@ def test_fine_del_turno(rules):
         rules,
         ["strega", "spia", "cavaliere"],
         ["sciamano", "corriere", "paladina"],
-        riserva=["gigante", "arcimaga", "ladra"],
+        draw=["gigante", "arcimaga", "ladra"],
     )
     move(rules, state, {"attack": "strega", "ability": "magia"}, {"nonce": "corriere"})
     move(rules, state, {"doubt": True}, {"take": ["sciamano", "paladina"]})
     assert [len(h) for h in state.hands] == [3, 3] and codes(rules, state.reserve) == ["ladra"]
     assert state.attacker == 1
     # equal hands: the next defender (this turn's attacker) is dealt first; an odd card goes to it
-    state = at(rules, ["cavaliere", "spia"], ["guerriera", "corriere"], riserva=["ladra"])
+    state = at(rules, ["cavaliere", "spia"], ["guerriera", "corriere"], draw=["ladra"])
     move(rules, state, {"attack": "cavaliere", "ability": "forza"}, {"open": "guerriera"})
     assert codes(rules, state.hands[0]) == ["ladra", "spia"]
 
@@ -317,21 +315,21 @@ def test_fine_della_partita(rules):
         rules,
         ["strega", "spia", "paladina"],
         ["sciamano", "corriere"],
-        bottini=[[], ["gigante", "arcimaga", "lottatrice"]],
+        loot=[[], ["gigante", "arcimaga", "lottatrice"]],
     )
     move(rules, state, {"attack": "strega", "ability": "magia"}, {"nonce": "corriere"})
     move(rules, state, {"doubt": True})
     assert state.is_terminal() and len(state.hands[0]) == 3  # left in hand, in no bottino
     assert state.outcome().winners == (1,) and state.outcome().scores == (2.0, 3.0)
     # a reserve that still has cards keeps the game going
-    state = at(rules, ["cavaliere"], ["spia", "corriere"], riserva=["ladra", "pirata"])
+    state = at(rules, ["cavaliere"], ["spia", "corriere"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": "cavaliere", "ability": "forza"}, {"nonce": "spia"})
     move(rules, state, {"believe": True})
     assert not state.is_terminal()
 
 
 def end_with(rules: MazzoRules, bottini: list[list[str]]) -> Any:
-    state = at(rules, ["cavaliere", "spia"], ["guerriera", "gigante"], bottini=bottini)
+    state = at(rules, ["cavaliere", "spia"], ["guerriera", "gigante"], loot=bottini)
     move(rules, state, {"attack": "cavaliere", "ability": "forza"}, {"open": "guerriera"})
     return state.outcome()
 
@@ -349,8 +347,8 @@ def test_vittoria_immediata(rules):
         rules,
         ["arcimaga", "mazziere", "spia"],
         ["gigante", "corriere"],
-        bottini=[["ladra", "pirata", "drago"], []],
-        riserva=["golem", "monaco"],
+        loot=[["ladra", "pirata", "drago"], []],
+        draw=["golem", "monaco"],
         draws=["mazziere"],
     )
     move(rules, state, {"attack": "arcimaga", "ability": "magia"}, {"nonce": "gigante"})

@@ -35,26 +35,31 @@ class YamlDoc:
         node = self.tree
         line, col = (1, 1) if node is not None else (None, None)
         for key in loc:
-            try:
-                if isinstance(node, CommentedMap) and key in node:
-                    kl, kc = node.lc.key(key)
-                    node = node[key]
-                elif (
-                    isinstance(node, CommentedSeq) and isinstance(key, int) and 0 <= key < len(node)
-                ):
-                    kl, kc = node.lc.item(key)
-                    node = node[key]
-                else:
-                    break
-            except KeyError:  # a node added in memory (see remember_tree) has no line
+            if isinstance(node, CommentedMap) and key in node:
+                found = _position(node.lc.key, key)
+            elif isinstance(node, CommentedSeq) and isinstance(key, int) and 0 <= key < len(node):
+                found = _position(node.lc.item, key)
+            else:
                 break
-            line, col = kl + 1, kc + 1
+            if found is None:  # a node added in memory (see remember_tree) has no line
+                break
+            line, col = found[0] + 1, found[1] + 1
+            node = node[key]
         return line, col
 
     def problem(self, loc: Sequence[str | int], message: str, **kw: Any) -> Problem:
         line, col = self.locate(loc)
         kw.setdefault("severity", "error")
         return Problem(message=message, file=self.display, line=line, column=col, **kw)
+
+
+def _position(lookup: Any, key: Any) -> tuple[int, int] | None:
+    """The 0-based line and column ruamel recorded for `key`, or None when it has none."""
+    try:
+        found = lookup(key)
+    except KeyError:
+        return None
+    return (found[0], found[1]) if found else None
 
 
 def round_trip_yaml() -> YAML:

@@ -1,0 +1,252 @@
+"""Killed and concurrent builds (issue 37): a writer killed at any point leaves the sources
+and cards.db old or new, never a mix, no process and no temporary file behind once the next
+command has run; two writers at once are one line; an incremental build equals a clean one.
+
+Everything runs on a project of one small game (conftest's numbered `prova` deck), so each
+command takes a second or two."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from conftest import PROVA_GAME, ROOT, edit
+from typer.testing import CliRunner
+
+from pipeline.build import plan, run_step
+from pipeline.cli import app
+from pipeline.project import open_project
+
+SEED = 37  # the kill points are random, but the same on every run
+CARDS = "games/prova/cards.yaml"
+
+
+def _cards(numbers: list[int]) -> str:
+    return "cards:\n" + "".join(
+        f"  - {{number: {n}, id: carta-{n}, name: Carta {n}, kind: carta, "
+        f"attributes: {{valore: {n % 90 + 1}}}}}\n"
+        for n in numbers
+    )
+
+
+def _small_project(dest: Path, numbers: list[int] | None = None) -> Path:
+    """A project with the one game `prova` (no total, so cards can come and go)."""
+    game = dest / "games/prova"
+    game.mkdir(parents=True)
+    (game / "game.yaml").write_text(PROVA_GAME.replace(", total: 11", ""), encoding="utf-8")
+    (game / "cards.yaml").write_text(_cards(numbers or list(range(1, 11))), encoding="utf-8")
+    shutil.copytree(ROOT / "templates", dest / "templates", ignore=_other_games)
+    cards = dest / "templates/cards/prova"
+    cards.mkdir(parents=True)
+    (cards / "front.html.j2").write_text("<div>F{{ card.number }}</div>", encoding="utf-8")
+    (cards / "back.html.j2").write_text("<div>B</div>", encoding="utf-8")
+    (cards / "card.css").write_text("div { font-size: 30pt; }", encoding="utf-8")
+    return dest
+
+
+def _other_games(folder: str, names: list[str]) -> list[str]:
+    if Path(folder).name != "cards" or Path(folder).parent.name != "templates":
+        return []
+    return [name for name in names if (Path(folder) / name).is_dir()]  # the other games
+
+
+def _cli(project: Path, *args: str) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "pipeline", "--project", str(project), *args]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _run(project: Path, *args: str) -> None:
+    result = CliRunner().invoke(app, ["--project", str(project), *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def _temps(project: Path) -> list[Path]:
+    return [p for p in project.rglob(".*.tmp") if "cache" not in p.parts]
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    project = _small_project(tmp_path / "proj")
+    _run(project, "db", "build")
+    return project
+
+
+# --- one writer at a time, and what killed writers left -----------------------------------
+
+
+def test_a_second_writer_is_one_line_naming_the_first(small: Path) -> None:
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import pathlib, time; from pipeline.lock import project_lock; "
+            "from pipeline.project import open_project\n"
+            f"with project_lock(open_project(pathlib.Path({str(small)!r})), 'site'):\n"
+            "    print('held', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == b"held"
+        for args in (["db", "build"], ["build"], ["import", "prova", str(small / "x.csv")]):
+            result = CliRunner().invoke(app, ["--project", str(small), *args])
+            assert result.exit_code == 1, result.output
+            assert f"cartiera site (pid {holder.pid}) is running in this project" in result.stderr
+            assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    finally:
+        holder.kill()
+        holder.wait()
+    _run(small, "db", "build")  # the lock went with its holder
+
+
+def test_stale_temporary_files_are_removed_by_the_next_run(small: Path) -> None:
+    left = [
+        small / ".cards.db.k1ll3d.tmp",
+        small / "games/prova/.cards.yaml.k1ll3d.tmp",
+        small / "build/decks/.prova-carte.pdf.k1ll3d.tmp",
+    ]
+    for path in left:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"half")
+    _run(small, "db", "build")
+    assert _temps(small) == []
+
+
+def test_workers_of_a_killed_build_die_with_it(small: Path) -> None:
+    """Old code: the two workers survived their build (parent 1) and wrote decks later."""
+    build = _cli(small, "build", "--jobs", "2")
+    workers: list[int] = []
+    deadline = time.monotonic() + 120
+    while len(workers) < 2 and time.monotonic() < deadline and build.poll() is None:
+        time.sleep(0.2)
+        workers = _children(build.pid)
+    assert len(workers) >= 2, "the build never started its workers"
+    build.send_signal(signal.SIGKILL)
+    build.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if _alive(pid)]
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        found += [int(c) for c in task.read_text().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+# --- incremental equals clean ------------------------------------------------------------
+
+
+def _images_step(project: Path) -> tuple[Path, bytes]:
+    proj = open_project(project)
+    step = next(s for s in plan(proj, ["prova"]) if s.kind == "images")
+    run_step(str(proj.root), proj.db_url, step)
+    folder = project / "build/images/prova/300dpi"
+    listing = {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    assert listing
+    return folder, (project / step.outputs[0]).read_bytes()
+
+
+def test_renumbered_and_deleted_cards_leave_images_and_zip(small: Path, tmp_path: Path) -> None:
+    """Old code: a renumbered card's old image stayed in the folder and in the zip."""
+    _images_step(small)
+    edit(small / "games/prova/cards.yaml", "number: 3,", "number: 30,")
+    edit(small / "games/prova/cards.yaml", _cards([5]).removeprefix("cards:\n"), "")
+    folder = small / "build/images/prova/300dpi"
+    (folder / ".retro-1.png.k1ll3d.tmp").write_bytes(b"half")  # a killed step's leftover
+    _run(small, "db", "build")
+    folder, zipped = _images_step(small)
+    clean = _small_project(tmp_path / "clean")
+    (clean / "games/prova/cards.yaml").write_bytes((small / "games/prova/cards.yaml").read_bytes())
+    _run(clean, "db", "build")
+    clean_folder, clean_zip = _images_step(clean)
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == sorted(p.name for p in clean_folder.iterdir())
+    assert not any("003-" in n or "005-" in n for n in names), names
+    assert zipped == clean_zip
+    members = zipfile.ZipFile(small / "build/downloads/prova-immagini-300dpi.zip").namelist()
+    assert sorted(Path(m).name for m in members) == names
+
+
+def test_a_torn_figures_json_is_simulated_again(built: Path) -> None:
+    """Old code: every later build and site failed with a JSONDecodeError traceback."""
+    from pipeline.site_balance import ensure_balance
+
+    torn = built / "build/balance/mazzo/figures.json"
+    torn.parent.mkdir(parents=True)
+    torn.write_text('{"stamp": "x", "tables": [{"key"', encoding="utf-8")
+    result = ensure_balance(open_project(built), "mazzo")
+    assert not isinstance(result, str), result
+    assert torn.read_text(encoding="utf-8").endswith("}")
+
+
+# --- fault injection: SIGKILL at random points ------------------------------------------
+
+
+def _killed_at_random(project: Path, args: list[str], rng: random.Random, longest: float) -> None:
+    command = _cli(project, *args)
+    time.sleep(rng.uniform(0.0, longest))
+    command.send_signal(signal.SIGKILL)
+    command.wait()
+
+
+def _timed(project: Path, *args: str) -> float:
+    started = time.monotonic()
+    command = _cli(project, *args)
+    _, err = command.communicate()
+    assert command.returncode == 0, err
+    return time.monotonic() - started
+
+
+@pytest.mark.parametrize("kills", [3])
+def test_db_build_and_import_killed_anywhere_leave_old_or_new(
+    small: Path, tmp_path: Path, kills: int
+) -> None:
+    rng = random.Random(SEED)
+    sources = small / CARDS
+    old_db = (small / "cards.db").read_bytes()
+    # the new version, made once cleanly elsewhere
+    fresh = tmp_path / "fresh"
+    shutil.copytree(small, fresh)
+    edit(fresh / "games/prova/cards.yaml", "name: Carta 4,", "name: Carta quattro,")
+    duration = _timed(fresh, "db", "build")
+    new_db, new_cards = (fresh / "cards.db").read_bytes(), (fresh / CARDS).read_bytes()
+    edit(sources, "name: Carta 4,", "name: Carta quattro,")
+    for _ in range(kills):
+        _killed_at_random(small, ["db", "build"], rng, duration)
+        assert (small / "cards.db").read_bytes() in (old_db, new_db)
+    _run(small, "db", "build")
+    assert (small / "cards.db").read_bytes() == new_db
+    assert _temps(small) == []
+    # import: the edited table goes back into cards.yaml whole, or not at all
+    export = tmp_path / "carte.csv"
+    _run(small, "export", "prova", "--out", str(export))
+    export.write_text(
+        export.read_text(encoding="utf-8").replace("Carta quattro", "Carta 4"), encoding="utf-8"
+    )
+    duration = _timed(fresh, "import", "prova", str(export))
+    imported = (fresh / CARDS).read_bytes()
+    assert sources.read_bytes() == new_cards != imported
+    for _ in range(kills):
+        _killed_at_random(small, ["import", "prova", str(export)], rng, duration)
+        assert sources.read_bytes() in (new_cards, imported)
+    _run(small, "import", "prova", str(export))
+    assert sources.read_bytes() == imported
+    assert _temps(small) == []

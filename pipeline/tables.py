@@ -189,7 +189,7 @@ def _xlsx_grid(content: bytes, shown: str) -> list[list[str]]:
         # The sheet's declared size is not trusted (a cell at XFD1048576 pads every row
         # to 16,384 cells): each row is as long as its own cells, counted as it comes.
         sheet.reset_dimensions()
-        grid = []
+        grid: list[list[str]] = []
         for row in sheet.iter_rows(values_only=True):
             if len(grid) >= MAX_ROWS:
                 raise _too_big(shown, f"more than {MAX_ROWS:,} rows")

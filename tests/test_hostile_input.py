@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pgserver import Server
 from typer.testing import CliRunner
 
 from pipeline.cli import app
@@ -37,7 +38,7 @@ def _digest(project: Path) -> str:
 # --- databases --------------------------------------------------------------------------
 
 
-def _db_copy(project: Path, scratch: Path, change: Callable[[sqlite3.Connection], None]) -> Path:
+def _db_copy(project: Path, scratch: Path, change: Callable[[sqlite3.Connection], object]) -> Path:
     path = scratch / "copy.db"
     shutil.copy(project / "cards.db", path)
     with sqlite3.connect(path) as conn:
@@ -339,7 +340,7 @@ def test_no_lossy_file_is_written(built: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "ss.csv").exists()
 
 
-def test_empty_postgres_database_is_one_line(postgres, built: Path) -> None:  # type: ignore[no-untyped-def]
+def test_empty_postgres_database_is_one_line(postgres: Server, built: Path) -> None:
     url = postgres.create_database("cartiera_empty")
     for args in (["db", "dump"], ["db", "build", "--check"]):
         result = CliRunner().invoke(app, ["--project", str(built), "--db", url, *args])

@@ -552,6 +552,8 @@ def schema_problem(engine: Engine, where: str) -> Problem | None:
     except DatabaseError as exc:
         detail = str(exc.orig).splitlines()[0] if exc.orig else str(exc)
         return Problem("error", f"{where} is damaged ({detail})", hint=REBUILD)
+    except UnicodeDecodeError:  # quick_check quoting bytes of a damaged page
+        return Problem("error", f"{where} is damaged (unreadable pages)", hint=REBUILD)
     return None
 
 

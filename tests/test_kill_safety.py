@@ -7,6 +7,7 @@ command takes a second or two."""
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import signal
@@ -250,3 +251,28 @@ def test_db_build_and_import_killed_anywhere_leave_old_or_new(
     _run(small, "import", "prova", str(export))
     assert sources.read_bytes() == imported
     assert _temps(small) == []
+
+
+def test_a_worker_lost_with_the_inputs_gets_them_sent_again(shared_project: Path) -> None:
+    """One worker, killed after its first chunk: the inputs scattered to it are gone and
+    the run's other tasks are cancelled. Old code: a 50-line FutureCancelledError."""
+    distributed = pytest.importorskip("distributed", reason="the extra cartiera[cluster]")
+    from pipeline import simulate
+
+    project = open_project(shared_project)
+    want = simulate.simulate(project, "mazzo", 120, 7).to_json()
+    one = {"n_workers": 1, "threads_per_worker": 1, "dashboard_address": None}
+    with distributed.LocalCluster(**one) as cluster, distributed.Client(cluster) as client:
+        pid = next(iter(client.run(os.getpid).values()))
+        killed: list[int] = []
+
+        def progress(done: int, total: int) -> None:
+            if not killed:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+        got = simulate.simulate(
+            project, "mazzo", 120, 7, cluster=cluster.scheduler_address, progress=progress
+        ).to_json()
+    assert killed
+    assert got == want

@@ -1,6 +1,6 @@
-"""Text a player can read: every word printed on the Samurai Sword cards, in full and in
-light ink, measured on the rendered sheet against what lies around it (WCAG contrast:
-4.5:1 for text, 3:1 for titles of 18 pt and more).
+"""Text a player can read: every word printed on the Samurai Sword and BLITZ cards, in
+full and in light ink, measured on the rendered sheet against what lies around it (WCAG
+contrast: 4.5:1 for text, 3:1 for titles of 18 pt and more).
 
 Measured from pixels, not from the CSS: a colour variable overridden by the light ink,
 a tint under a title or a highlighted keyword count as the reader sees them. The word's
@@ -88,24 +88,30 @@ def low_contrast_words(path: Path, pages: range) -> list[tuple[int, str, float]]
     return found
 
 
+GAMES = ("samurai-sword", "blitz")  # the others are not measured yet
+
+
 @pytest.fixture(scope="module")
-def samurai_decks(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def decks(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("contrast")
-    decks = {}
-    for ink in ("full", "light"):
-        path = out / f"samurai-sword-{ink}.pdf"
-        run = invoke(shared_project, "deck", "samurai-sword", "--ink", ink, "--out", str(path))
-        assert run.exit_code == 0, run.output
-        decks[ink] = path
-    return decks
+    paths = {}
+    for game in GAMES:
+        for ink in ("full", "light"):
+            path = out / f"{game}-{ink}.pdf"
+            run = invoke(shared_project, "deck", game, "--ink", ink, "--out", str(path))
+            assert run.exit_code == 0, run.output
+            paths[game, ink] = path
+    return paths
 
 
 @pytest.mark.parametrize("ink", ["full", "light"])
-def test_every_word_on_the_samurai_sword_fronts_is_readable(samurai_decks: dict, ink: str) -> None:
+@pytest.mark.parametrize("game", GAMES)
+def test_every_word_on_the_fronts_is_readable(decks: dict, game: str, ink: str) -> None:
     """Page 1 is the instructions, 2 blank, then front and back sheets in turn. In light
-    ink, the Ninja and Ronin titles were cream on pale blue and pink (about 1.35:1), and
-    the Shogun keyword dark yellow on cream (4.2:1)."""
-    path = samurai_decks[ink]
+    ink, Samurai Sword's Ninja and Ronin titles were cream on pale blue and pink (about
+    1.35:1), its Shogun keyword dark yellow on cream (4.2:1); BLITZ's corner names were
+    white on the sunburst (3.5:1), and in light ink its actions white on pale grey."""
+    path = decks[game, ink]
     fronts = range(2, len(pdfium.PdfDocument(path)), 2)
     assert low_contrast_words(path, fronts) == []
 

@@ -241,6 +241,19 @@ def _load_cards(project: Project, loaded: LoadedGame, path: Path) -> None:
         if card is None:
             loaded.unread_cards.add(label)
             continue
+        too_large = _too_large(card)
+        if too_large:
+            loaded.problems.append(
+                doc.problem(
+                    prefix + too_large,
+                    f"{'.'.join(map(str, too_large))} is too large for the database",
+                    game=loaded.slug,
+                    card=card.id,
+                    hint=f"use a whole number below {DB_INT_LIMIT:,}",
+                )
+            )
+            loaded.unread_cards.add(card.id)
+            continue
         if card.id in loaded.card_index:
             loaded.problems.append(
                 doc.problem(
@@ -297,6 +310,22 @@ def _load_cards(project: Project, loaded: LoadedGame, path: Path) -> None:
     loaded.cards_read = True
     if plugin is not None and plugin.check is not None and loaded.ok:
         _record_game_checks(loaded, doc, plugin.check(game, loaded.cards))
+
+
+DB_INT_LIMIT = 2**63  # SQLite (and PostgreSQL's bigint) hold signed 64-bit integers
+
+
+def _too_large(card: CardSource) -> tuple[str, ...] | None:
+    """Where the card holds an integer the database cannot store, or None."""
+    values: list[tuple[tuple[str, ...], Any]] = [(("number",), card.number)]
+    values += [(("copies",), card.copies)]
+    for key, value in card.attributes.items():
+        for item in value if isinstance(value, list) else [value]:
+            values.append((("attributes", key), item))
+    for where, value in values:
+        if isinstance(value, int) and not -DB_INT_LIMIT <= value < DB_INT_LIMIT:
+            return where
+    return None
 
 
 def _record_game_checks(loaded: LoadedGame, doc: YamlDoc, found: Iterable[CardProblem]) -> None:

@@ -180,6 +180,7 @@ def preview(project: Path, edits: int) -> None:
 
     try:
         _until(up, 180)
+        time.sleep(2)  # the watcher starts after the first rendering is served
         cards = project / "games/mazzo/cards.yaml"
         text = cards.read_text("utf-8")
         latencies = []
@@ -191,7 +192,7 @@ def preview(project: Path, edits: int) -> None:
             while True:  # what the page does: ask for the state after the one it shows
                 state = _state(f"{url}?after={shown}")
                 shown = state["version"]
-                if name in {face["name"] for face in state["faces"]}:
+                if any(name in face["name"] for face in state["faces"]):
                     break
             latencies.append(time.perf_counter() - started)
             time.sleep(0.3)  # the editor's next save comes later
@@ -209,6 +210,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--skip-install", action="store_true", help="no venvs (minutes)")
     parser.add_argument("--skip-cold", action="store_true", help="no cold build (minutes)")
+    parser.add_argument("--skip-builds", action="store_true", help="no builds at all")
     parser.add_argument("--edits", type=int, default=10, help="edits timed in the preview")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores, {load()}; the checkout at {ROOT}")
@@ -220,7 +222,8 @@ def main() -> None:
         if not args.skip_cold:
             ENV["CARTIERA_CACHE"] = str(scratch / "cache")  # nothing rendered yet
         startup(project)
-        builds(project, cold=not args.skip_cold)
+        if not args.skip_builds:
+            builds(project, cold=not args.skip_cold)
         preview(project, args.edits)
 
 

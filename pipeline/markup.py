@@ -90,6 +90,7 @@ def link_rulings(
 
 def markdown_ruling_link(href: str) -> Callable[[str, str], str]:
     """A cited ruling as a Markdown link to `href#chiarimento-<code>`, reading «question»."""
+
     def link(code: str, question: str) -> str:
         return f"«[{escape_markdown(escape_html(question))}]({href}#chiarimento-{code})»"
 

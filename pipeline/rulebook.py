@@ -96,25 +96,22 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
     ]
     env = environment(templates)
     env.filters["plain"] = plain
-    return (
-        env.get_template("rulebook/rulebook.html.j2")
-        .render(
-            game=game,
-            sections=sections,
-            terms=terms,
-            rulings=ruling_views(game),
-            decks=[deck_view(game, deck) for deck in game.decks],
-            paper=paper,
-            css=Markup(css),
-            date=FIXED_DATE,
-            status_labels=STATUS_LABELS,
-            source_labels=SOURCE_LABELS,
-            back_matter=back_matter,
-            card_columns=game.attributes,
-            format_value=format_value,
-            print=print_info,
-            examples=_examples_by_clause(game, linker),
-        )
+    return env.get_template("rulebook/rulebook.html.j2").render(
+        game=game,
+        sections=sections,
+        terms=terms,
+        rulings=ruling_views(game),
+        decks=[deck_view(game, deck) for deck in game.decks],
+        paper=paper,
+        css=Markup(css),
+        date=FIXED_DATE,
+        status_labels=STATUS_LABELS,
+        source_labels=SOURCE_LABELS,
+        back_matter=back_matter,
+        card_columns=game.attributes,
+        format_value=format_value,
+        print=print_info,
+        examples=_examples_by_clause(game, linker),
     )
 
 

@@ -199,9 +199,8 @@ def _database(project: Project, games: Sequence[LoadedGame]) -> tuple[bool, str 
         if known.get("inputs") == inputs and known.get("file") == _sha256(path):
             return False, None, str(known["content"])
     # Imported here: a no-op build needs neither SQLAlchemy nor the engines (a second or two).
-    from .database import database_digest
+    from .database import database_digest, refresh
     from .play import DB_STAGES
-    from .shared_db import refresh
 
     rebuilt, said = refresh(project, games, DB_STAGES)
     content = database_digest(project)

@@ -23,7 +23,7 @@ from .output import publish
 from .problems import Problem, SourceError
 from .project import Project
 from .rules import term_anchor
-from .shared_db import Claim, lines_digest, this_build
+from .shared_db import Claim, conflict, lines_digest, read_record, this_build
 
 Stage = Callable[[str, Project, Sequence[LoadedGame]], list[str]]
 """A step run on a freshly written database (its URL) before it is published, e.g. playing
@@ -561,3 +561,36 @@ def _older(where: str, detail: str) -> Problem:
     return Problem(
         "error", f"{where} does not have the tables of this Cartiera ({detail})", hint=REBUILD
     )
+
+
+def refresh(
+    project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage]
+) -> tuple[bool, str | None]:
+    """Bring the project's database to its sources before `cartiera build` renders from it;
+    return whether it was rebuilt and what to tell the user (None: a current SQLite file).
+    A server that holds another project's different content is not touched: the build
+    stops with one line saying whose it is."""
+    if project.sqlite_path is not None:
+        if is_current(project, games, stages)[0]:
+            return False, None
+        build_database(project, games, stages)
+        return True, f"{project.rel(project.sqlite_path)} was stale and has been rebuilt"
+    where = shown(project.db_url)
+    with tempfile.TemporaryDirectory() as scratch:
+        fresh = Path(scratch) / "fresh.db"
+        write_sqlite(fresh, games, project, stages)
+        ours = sqlite_digest(fresh)
+    server = open_database(project.db_url)
+    try:
+        with clear_errors(project.db_url), server.connect() as conn:
+            held = read_record(conn)
+        with clear_errors(project.db_url):
+            have = lines_digest(neutral_dump(server)) if held is not None else None
+    finally:
+        server.dispose()
+    if have == ours:
+        return False, f"using {where}: it holds this project's sources"
+    if held is not None and not held.same_origin(this_build(project, ours)):
+        raise conflict(where, held)
+    build_database(project, games, stages)
+    return True, f"{where} did not hold this project's sources: rebuilt it from them"

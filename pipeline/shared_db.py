@@ -14,21 +14,14 @@ from __future__ import annotations
 import getpass
 import hashlib
 import socket
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, text
 
 from .problems import Problem, SourceError
 from .project import Project
-
-if TYPE_CHECKING:
-    from .database import Stage
-    from .load import LoadedGame
 
 RECORD_TABLE = "cartiera_build"
 FORCE_HINT = "run `cartiera db build --force` to replace it with this project's sources"
@@ -123,42 +116,6 @@ class Claim:
 
     def record(self, conn: Connection) -> None:
         write_record(conn, self.mine)
-
-
-def refresh(
-    project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage]
-) -> tuple[bool, str | None]:
-    """Bring the project's database to its sources before `cartiera build` renders from it;
-    return whether it was rebuilt and what to tell the user (None: a current SQLite file).
-    A server that holds another project's different content is not touched: the build
-    stops with one line saying whose it is."""
-    from .connection import clear_errors, open_database, shown
-    from .database import build_database, is_current, neutral_dump, sqlite_digest, write_sqlite
-
-    if project.sqlite_path is not None:
-        if is_current(project, games, stages)[0]:
-            return False, None
-        build_database(project, games, stages)
-        return True, f"{project.rel(project.sqlite_path)} was stale and has been rebuilt"
-    where = shown(project.db_url)
-    with tempfile.TemporaryDirectory() as scratch:
-        fresh = Path(scratch) / "fresh.db"
-        write_sqlite(fresh, games, project, stages)
-        ours = sqlite_digest(fresh)
-    server = open_database(project.db_url)
-    try:
-        with clear_errors(project.db_url), server.connect() as conn:
-            held = read_record(conn)
-        with clear_errors(project.db_url):
-            have = lines_digest(neutral_dump(server)) if held is not None else None
-    finally:
-        server.dispose()
-    if have == ours:
-        return False, f"using {where}: it holds this project's sources"
-    if held is not None and not held.same_origin(this_build(project, ours)):
-        raise conflict(where, held)
-    build_database(project, games, stages)
-    return True, f"{where} did not hold this project's sources: rebuilt it from them"
 
 
 def changed_while_building(project: Project) -> Problem:

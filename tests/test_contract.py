@@ -100,5 +100,5 @@ def test_the_registry_refuses_rules_that_break_the_contract(monkeypatch):
     plugin = GamePlugin(slug="half", engine="half.engine:build_rules")
     monkeypatch.setattr(registry, "_engine_plugin", lambda slug: plugin)
     monkeypatch.setattr(registry, "_attribute", lambda target: lambda *args: HalfRules())
-    with pytest.raises(TypeError, match="half.engine:build_rules of half does not make an"):
+    with pytest.raises(TypeError, match=r"half\.engine:build_rules of half does not make an"):
         registry.build_rules("half", Seats(2, 4), [], "")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, edit
 
-from pipeline import build, shared_db
+from pipeline import build, database
 from pipeline.project import open_project
 from pipeline.validate import validate
 
@@ -61,7 +61,7 @@ def test_a_no_op_build_does_not_check_the_database_again(
         raise AssertionError("cards.db was checked again")
 
     with monkeypatch.context() as patched:
-        patched.setattr(shared_db, "refresh", checked)
+        patched.setattr(database, "refresh", checked)
         assert build._database(here, games) == (False, None, first[2])
 
     edit(project / "games/mazzo/cards.yaml", "name: Spia", "name: Spia Astuta")

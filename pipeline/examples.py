@@ -109,12 +109,16 @@ def scenario_model(words: Vocabulary) -> type[Scenario]:
     check: type[Strict] = create_model(
         f"{name}Check", __base__=Strict, expect=(words.expect_model, ...)
     )
+    # Field types made at run time: typed Any, as pydantic's stubs cannot follow them.
+    fields: dict[str, Any] = {
+        "position": (words.position, Field(default_factory=lambda: words.position())),
+        "steps": (list[_step(check)], Field(min_length=1)),  # type: ignore[misc]
+    }
     model: type[Scenario] = create_model(
         f"{name}Scenario",
         __base__=Scenario,
         __doc__=f"A worked example of {name}: a position, moves and what must follow.",
-        position=(words.position, Field(default_factory=lambda: words.position())),
-        steps=(list[_step(check)], Field(min_length=1)),  # type: ignore[misc]
+        **fields,
     )
     return model
 

@@ -151,12 +151,13 @@ class Vocabulary:
         name = self.expect.__name__
         seat = _check_model(self.seat, f"{name}Seat")
         piles = _check_model(self.piles, f"{name}Piles")
+        # Field types made at run time: typed Any, as pydantic's stubs cannot follow them.
+        fields: dict[str, Any] = {
+            "seats": (dict[int, seat] | None, Field(default=None, json_schema_extra=BY_SEAT)),  # type: ignore[valid-type]
+            "piles": (piles | None, None),
+        }
         model: type[Expect] = create_model(
-            name,
-            __base__=self.expect,
-            __doc__=self.expect.__doc__,
-            seats=(dict[int, seat] | None, Field(default=None, json_schema_extra=BY_SEAT)),  # type: ignore[valid-type]
-            piles=(piles | None, None),
+            name, __base__=self.expect, __doc__=self.expect.__doc__, **fields
         )
         return model
 

@@ -918,9 +918,7 @@ def build_cmd(
         typer.echo(note, err=True)
 
 
-def _engine_setup(
-    ctx: typer.Context, game: str, **kw: Any
-) -> tuple[Project, Engine[Any], Setup]:
+def _engine_setup(ctx: typer.Context, game: str, **kw: Any) -> tuple[Project, Engine[Any], Setup]:
     """The project, the game's rules and a checked run setup; bad usage is one line, exit 2."""
     from .engine.registry import engine_slugs
     from .play import load_rules
@@ -1027,9 +1025,7 @@ def simulate_cmd(
         modes = matches.modes if matches is not None else ()
         if matches is None or match not in modes:
             usage_error(f"{game} has no match mode '{match}' (modes: {', '.join(modes) or 'none'})")
-        found = matches.play(
-            match, games, seed, setup.players, setup.options, setup.agents, jobs
-        )
+        found = matches.play(match, games, seed, setup.players, setup.options, setup.agents, jobs)
         typer.echo(found.to_json() if as_json else found.report())
         return
     if sys.stderr.isatty() and not os.environ.get("CI") and not as_json:
@@ -1057,9 +1053,7 @@ def simulate_cmd(
 def balance_cmd(
     ctx: typer.Context,
     game: Annotated[str, typer.Argument(help="The game's slug (a game with an engine).")],
-    games: Annotated[
-        int, typer.Option("--games", min=1, help="Games per player count.")
-    ] = 200,
+    games: Annotated[int, typer.Option("--games", min=1, help="Games per player count.")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="Same seed, same report.")] = 1,
     agents: Annotated[
         str,

@@ -27,9 +27,7 @@ class SamuraiRules:
     matches = None  # no game of matches
 
     def __init__(self, seats: Seats, cards: Sequence[CardRecord], digest: str):
-        self.info = GameInfo.of(
-            SLUG, seats, team_modes=("roles",), option_names=("espansione",)
-        )
+        self.info = GameInfo.of(SLUG, seats, team_modes=("roles",), option_names=("espansione",))
         self.cards = Cards(cards)
         self.digest = digest
 

@@ -1,4 +1,4 @@
-"""Text a player can read: every word printed on the Samurai Sword and BLITZ cards, in
+"""Text a player can read: every word printed on the card fronts of the five games, in
 full and in light ink, measured on the rendered sheet against what lies around it (WCAG
 contrast: 4.5:1 for text, 3:1 for titles of 18 pt and more).
 
@@ -88,7 +88,7 @@ def low_contrast_words(path: Path, pages: range) -> list[tuple[int, str, float]]
     return found
 
 
-GAMES = ("samurai-sword", "blitz")  # the others are not measured yet
+GAMES = ("samurai-sword", "blitz", "bless", "mazzo", "bldng")
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,11 @@ def test_every_word_on_the_fronts_is_readable(decks: dict, game: str, ink: str) 
     """Page 1 is the instructions, 2 blank, then front and back sheets in turn. In light
     ink, Samurai Sword's Ninja and Ronin titles were cream on pale blue and pink (about
     1.35:1), its Shogun keyword dark yellow on cream (4.2:1); BLITZ's corner names were
-    white on the sunburst (3.5:1), and in light ink its actions white on pale grey."""
+    white on the sunburst (3.5:1), and in light ink its actions white on pale grey.
+    Bless's card number fell to 2.9:1 (faded "/62"), and in light ink Occhio, Karma and
+    the Ombra word stayed pale lilac on the pale field (1.1:1); Mazzo's empty ability
+    slots were 2.6:1, white on the Giallo frame 4.1:1; BLDNG's white letters on its green
+    3.4:1, and in light ink a Progetto's band and an Evento's words white on a pale tint."""
     path = decks[game, ink]
     fronts = range(2, len(pdfium.PdfDocument(path)), 2)
     assert low_contrast_words(path, fronts) == []

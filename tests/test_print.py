@@ -272,7 +272,10 @@ def test_images_at_a_chosen_dpi_with_and_without_bleed(
 
 def test_tabletop_simulator_sheet(prova: Path, tmp_path: Path) -> None:
     out = tmp_path / "tts"
-    assert invoke(prova, "images", "prova", "--preset", "tts", "--out", str(out)).exit_code == 0
+    run = invoke(prova, "images", "prova", "--preset", "tts", "--out", str(out))
+    assert run.exit_code == 0
+    assert "1 foglio da 10 colonne" in run.output  # was "1 fogli"
+    assert not (out / "tts-2.png").exists()
     sheet = Image.open(out / "tts-1.png")
     assert sheet.width <= 4096 and sheet.height <= 4096
     card_w = sheet.width // 10

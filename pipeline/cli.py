@@ -162,6 +162,49 @@ def _at_most_the_cores(value: int) -> int:
     return value
 
 
+def _cluster_address(value: str | None) -> str | None:
+    """--cluster is checked before any game is played."""
+    if value is not None:
+        from .cluster import parse_address
+
+        try:
+            parse_address(value)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return value
+
+
+class TextFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+JobsOption = Annotated[
+    int,
+    typer.Option(
+        "--jobs",
+        "-j",
+        min=1,
+        help="Worker processes; the output does not depend on it.",
+        callback=_at_most_the_cores,
+    ),
+]
+ClusterOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster",
+        help="Play on a Dask cluster: its scheduler (tcp://HOST:PORT), or local:N for N "
+        "workers here. The output does not depend on it.",
+        show_default=False,
+        callback=_cluster_address,
+    ),
+]
+FormatOption = Annotated[
+    TextFormat, typer.Option("--format", "-f", help="text for people, json for tools.")
+]
+JsonOption = Annotated[bool, typer.Option("--json", hidden=True, help="Same as --format json.")]
+
+
 def _plain_name(value: str | None) -> str | None:
     """A name that picks a file inside the project (an example's), never a path to one
     elsewhere."""
@@ -866,10 +909,7 @@ def site_cmd(
 @fails_cleanly
 def build_cmd(
     ctx: typer.Context,
-    jobs: Annotated[
-        int,
-        typer.Option("--jobs", "-j", min=1, help="Worker processes.", callback=_at_most_the_cores),
-    ] = 2,
+    jobs: JobsOption = 2,
 ) -> None:
     """Build everything into build/: decks, card images, rulebooks and the site.
 
@@ -918,16 +958,23 @@ def build_cmd(
         typer.echo(note, err=True)
 
 
-def _engine_setup(ctx: typer.Context, game: str, **kw: Any) -> tuple[Project, Engine[Any], Setup]:
-    """The project, the game's rules and a checked run setup; bad usage is one line, exit 2."""
+def _engine_project(ctx: typer.Context, game: str) -> Project:
+    """The project, once `game` is one of its games and has a rules engine."""
     from .engine.registry import engine_slugs
-    from .play import load_rules
-    from .simulate import SimulationError, make_setup, parse_options
 
     project = _project(ctx)
     _check_games(project, [game])
     if game not in engine_slugs():
         usage_error(f"no rules engine for '{game}' yet (engines: {', '.join(engine_slugs())})")
+    return project
+
+
+def _engine_setup(ctx: typer.Context, game: str, **kw: Any) -> tuple[Project, Engine[Any], Setup]:
+    """The project, the game's rules and a checked run setup; bad usage is one line, exit 2."""
+    from .play import load_rules
+    from .simulate import SimulationError, make_setup, parse_options
+
+    project = _engine_project(ctx, game)
     rules = load_rules(project, game)
     try:
         options = parse_options(kw.pop("options") or [])
@@ -954,11 +1001,6 @@ AgentsOption = Annotated[
 ]
 
 
-class TextFormat(StrEnum):
-    text = "text"
-    json = "json"
-
-
 @app.command("simulate")
 @fails_cleanly
 def simulate_cmd(
@@ -970,37 +1012,16 @@ def simulate_cmd(
     players: PlayersOption = None,
     teams: TeamsOption = None,
     options: GameOptions = None,
-    jobs: Annotated[
-        int,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            help="Worker processes; the results do not depend on it.",
-            callback=_at_most_the_cores,
-        ),
-    ] = 1,
-    fmt: Annotated[
-        TextFormat, typer.Option("--format", "-f", help="text for people, json for tools.")
-    ] = TextFormat.text,
-    as_json: Annotated[
-        bool, typer.Option("--json", hidden=True, help="Same as --format json.")
-    ] = False,
+    jobs: JobsOption = 1,
+    fmt: FormatOption = TextFormat.text,
+    as_json: JsonOption = False,
     match: Annotated[
         str | None,
         typer.Option(
             "--match", help="Play whole matches of the game's match mode (blitz: rounds, points)."
         ),
     ] = None,
-    cluster: Annotated[
-        str | None,
-        typer.Option(
-            "--cluster",
-            help="Play on a Dask cluster: its scheduler (tcp://HOST:PORT), or local:N for N "
-            "workers here. The results do not depend on it.",
-            show_default=False,
-        ),
-    ] = None,
+    cluster: ClusterOption = None,
 ) -> None:
     """Play many seeded games between agents: win rates by seat, team and agent with 95%
     intervals, draws, how games ended, lengths, and the game's own figures. With --match,
@@ -1010,13 +1031,6 @@ def simulate_cmd(
     from .simulate import simulate
 
     as_json = as_json or fmt is TextFormat.json
-    if cluster is not None:
-        from .cluster import parse_address
-
-        try:
-            parse_address(cluster)
-        except ValueError as exc:
-            usage_error(f"--cluster {exc}")
     project, rules, setup = _engine_setup(
         ctx, game, players=players, teams=teams, options=options, agents=agents
     )
@@ -1085,48 +1099,17 @@ def balance_cmd(
         ),
     ] = 0.02,
     options: GameOptions = None,
-    jobs: Annotated[
-        int,
-        typer.Option(
-            "--jobs",
-            "-j",
-            min=1,
-            help="Worker processes; the report does not depend on it.",
-            callback=_at_most_the_cores,
-        ),
-    ] = 1,
-    cluster: Annotated[
-        str | None,
-        typer.Option(
-            "--cluster",
-            help="Play on a Dask cluster (tcp://HOST:PORT or local:N); same report.",
-            show_default=False,
-        ),
-    ] = None,
-    output_format: Annotated[
-        str, typer.Option("--format", "-f", help="text or json (the data file the site reads).")
-    ] = "text",
-    as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    jobs: JobsOption = 1,
+    cluster: ClusterOption = None,
+    fmt: FormatOption = TextFormat.text,
+    as_json: JsonOption = False,
 ) -> None:
     """Seat advantage, how games end, length and the game's own figures at every player
     count, marked when off parity; with --variant, the paired difference a card change makes."""
     from .balance import balance
-    from .engine.registry import engine_slugs
     from .simulate import SimulationError
 
-    if output_format not in ("text", "json"):
-        usage_error(f"--format is text or json, not '{output_format}'")
-    if cluster is not None:
-        from .cluster import parse_address
-
-        try:
-            parse_address(cluster)
-        except ValueError as exc:
-            usage_error(f"--cluster {exc}")
-    project = _project(ctx)
-    _check_games(project, [game])
-    if game not in engine_slugs():
-        usage_error(f"no rules engine for '{game}' yet (engines: {', '.join(engine_slugs())})")
+    project = _engine_project(ctx, game)
     try:
         report = balance(
             project, game, games, seed, players, agents, variants or [], threshold,
@@ -1134,7 +1117,7 @@ def balance_cmd(
         )  # fmt: skip
     except SimulationError as exc:
         usage_error(str(exc))
-    typer.echo(report.to_json() if as_json or output_format == "json" else report.report())
+    typer.echo(report.to_json() if as_json or fmt is TextFormat.json else report.report())
 
 
 @app.command("replay")

@@ -453,19 +453,29 @@ def session_offline_site(shared_project: Path) -> Path:
     return shared_project / "build" / "site-offline"
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
+def _serve(handler: type[http.server.SimpleHTTPRequestHandler], folder: Path) -> Iterator[str]:
+    """`folder` served by `handler` on a free local port until the generator is closed."""
+    quiet = type("Quiet", (handler,), {"log_message": lambda self, *args: None})
+    httpd = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(quiet, directory=str(folder))
+    )
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
 
 
 @pytest.fixture(scope="session")
 def session_server(session_site: Path) -> Iterator[str]:
     """`session_site` served on a free local port, for the whole session."""
-    handler = functools.partial(_QuietHandler, directory=str(session_site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    yield from _serve(http.server.SimpleHTTPRequestHandler, session_site)
+
+
+@pytest.fixture(scope="session")
+def project_server(session_site: Path) -> Iterator[str]:
+    """`session_site` served by `cartiera site --serve`'s own handler (its 404 page)."""
+    from pipeline.site import _Handler
+
+    yield from _serve(_Handler, session_site)
 
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

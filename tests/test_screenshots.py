@@ -44,26 +44,6 @@ PAGES = {
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module")
-def served(session_site: Path) -> Any:
-    """The session's site served with its own 404 page (as `cartiera site --serve`)."""
-    import functools
-    import http.server
-    import threading
-
-    from pipeline.site import _Handler
-
-    class Quiet(_Handler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(session_site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
 def shot(driver: Any, url: str, width: int, height: int, mobile: bool) -> Image.Image:
     driver.execute_cdp_cmd(
         "Emulation.setDeviceMetricsOverride",
@@ -91,11 +71,11 @@ def difference(a: Image.Image, b: Image.Image) -> float:
 @pytest.mark.parametrize("width", sorted(WIDTHS))
 @pytest.mark.parametrize("page", sorted(PAGES))
 def test_the_page_looks_as_reviewed(
-    session_browser: Any, served: str, page: str, width: str
+    session_browser: Any, project_server: str, page: str, width: str
 ) -> None:
     w, h, mobile = WIDTHS[width]
     try:
-        image = shot(session_browser, served + PAGES[page], w, h, mobile)
+        image = shot(session_browser, project_server + PAGES[page], w, h, mobile)
     finally:
         session_browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     reference = REFERENCES / f"{page}-{width}.png"

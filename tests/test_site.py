@@ -10,9 +10,7 @@ from __future__ import annotations
 import http.client
 import re
 import sqlite3
-import threading
 import unicodedata
-from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -381,29 +379,10 @@ def test_card_text_is_shown_literally(built: Path) -> None:
     assert "&lt;b>Spada &amp; scudo&lt;/b> \\*non\\* corsivo" in text and "<b>" not in text
 
 
-@pytest.fixture(scope="module")
-def project_server(session_site: Path) -> Iterator[str]:
-    """The site served by `cartiera site --serve`'s own handler."""
-    import functools
-    import http.server
-
-    from pipeline.site import _Handler
-
-    class Quiet(_Handler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    handler = functools.partial(Quiet, directory=str(session_site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
 def test_404_is_the_italian_page_and_works_under_any_base(
     project_server: str, session_site: Path
 ) -> None:
-    conn = http.client.HTTPConnection(project_server, timeout=10)
+    conn = http.client.HTTPConnection(project_server.removeprefix("http://"), timeout=10)
     conn.request("GET", "/giochi/bless/non-esiste/")
     response = conn.getresponse()
     body = response.read().decode("utf-8")

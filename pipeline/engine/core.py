@@ -251,6 +251,10 @@ class Outcome:
     ``ranking`` optionally orders every player in groups, best first (ties share a group).
     ``scores`` are the game's own points per player, when it has them. ``how`` is the game's
     word for the way it ended (e.g. "altare", "collezioni", "mazzo-vuoto").
+
+    ``stopped`` marks a game that no rule ended: a safeguard of the engine (a cap on turns or
+    rounds that exists only so that random play terminates) cut it short. A stopped game has
+    no result: no winners, zero returns, and simulations count it apart from wins and draws.
     """
 
     winners: tuple[int, ...]
@@ -258,14 +262,18 @@ class Outcome:
     ranking: tuple[tuple[int, ...], ...] = ()
     scores: tuple[float, ...] = ()
     teams: tuple[int, ...] = ()  # team index of each player, when sides matter
+    stopped: bool = False
 
     @property
     def draw(self) -> bool:
-        return not self.winners
+        """Ended by the rules with nobody winning (a stopped game is not a draw)."""
+        return not self.winners and not self.stopped
 
     def returns(self, players: int) -> list[float]:
         """+1 for each winner and -1 for each other player; 0 for all in a draw. With a
         ranking, returns run evenly from +1 (first group) to -1 (last group)."""
+        if self.stopped:
+            return [0.0] * players
         if self.ranking and len(self.ranking) > 1:
             last = len(self.ranking) - 1
             values = [0.0] * players

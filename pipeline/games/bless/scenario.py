@@ -462,8 +462,16 @@ def view(state: BlessGame) -> PositionView:
     code = state.deck.code
     seats = [
         {
-            zone: [code(c) for c in state.piles[2 * kind + p]]
-            for zone, kind in (("hand", HAND), ("curses", MAL), ("prayers", PRE), ("altar", ALT))
+            **{
+                zone: [code(c) for c in state.piles[2 * kind + p]]
+                for zone, kind in (
+                    ("hand", HAND),
+                    ("curses", MAL),
+                    ("prayers", PRE),
+                    ("altar", ALT),
+                )
+            },
+            "score": state.scores[p],  # the Punti Vittoria, for the step-through board
         }
         for p in (0, 1)
     ]

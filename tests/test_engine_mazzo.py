@@ -44,13 +44,14 @@ def at(
     p2: list[str],
     draw: list[str] | None = None,
     loot: list[list[str]] | None = None,
+    options: dict[str, Any] | None = None,
     **position: Any,
 ) -> MazzoState:
     """A position: the two hands, the reserve (the draw pile) and the bottini (loot)."""
     bottini = loot or [[], []]
     seats = {1: {"hand": p1, "loot": bottini[0]}, 2: {"hand": p2, "loot": bottini[1]}}
     piles = {"draw": draw or []}
-    return rules.setup({"seats": seats, "piles": piles, **position}, 2, {})
+    return rules.setup({"seats": seats, "piles": piles, **position}, 2, options or {})
 
 
 def move(rules: MazzoRules, state: MazzoState, *specs: dict[str, Any]) -> MazzoState:
@@ -235,17 +236,81 @@ def test_dubito_giusto(rules):
 
 
 def test_dubito_sbagliato(rules):
+    """3.8: all the attacker's cards go to the defender, one of them drawn blind (the seed
+    names "all the attacker's cards"); the played card taken back is among them."""
     state = at(
         rules, ["gigante", "paladina", "cavaliere"], ["spia", "corriere"], draws=["paladina"]
     )
     move(rules, state, {"attack": "gigante", "ability": "forza"}, {"nonce": "spia"})
     move(rules, state, {"doubt": True})
-    assert codes(rules, state.bottini[1]) == ["gigante", "paladina"]
-    # the attacker has no other card: only the one played goes
-    state = at(rules, ["cavaliere"], ["spia", "corriere"])
-    move(rules, state, {"attack": "cavaliere", "ability": "forza"}, {"nonce": "spia"})
+    assert codes(rules, state.bottini[1]) == ["cavaliere", "gigante", "paladina"]
+    assert state.hands[0] == [] and state.is_terminal()  # no reserve, no cards: 5.2
+    drawn = next(e for e in state.log if e.kind == "blind_draw")
+    assert rules.cards.codes[drawn.args[0]] == "paladina"
+    # the card shown can be the one drawn: it went back into the hand
+    state = at(rules, ["gigante", "paladina"], ["spia", "corriere"], draws=["gigante"])
+    move(rules, state, {"attack": "gigante", "ability": "forza"}, {"nonce": "spia"})
     move(rules, state, {"doubt": True})
-    assert codes(rules, state.bottini[1]) == ["cavaliere"] and "blind_draw" not in kinds(state)
+    assert [rules.cards.codes[e.args[0]] for e in state.log if e.kind == "blind_draw"] == [
+        "gigante"
+    ]
+    # with the option two_card_doubt (the project's reading): the card played and one drawn
+    state = at(
+        rules,
+        ["gigante", "paladina", "cavaliere"],
+        ["spia", "corriere"],
+        draws=["paladina"],
+        options={"two_card_doubt": True},
+    )
+    move(rules, state, {"attack": "gigante", "ability": "forza"}, {"nonce": "spia"})
+    move(rules, state, {"doubt": True})
+    assert codes(rules, state.bottini[1]) == ["gigante", "paladina"]
+    assert codes(rules, state.hands[0]) == ["cavaliere"]
+    # the attacker has no other card: only the one played goes
+    for options in ({}, {"two_card_doubt": True}):
+        state = at(rules, ["cavaliere"], ["spia", "corriere"], options=options)
+        move(rules, state, {"attack": "cavaliere", "ability": "forza"}, {"nonce": "spia"})
+        move(rules, state, {"doubt": True})
+        assert codes(rules, state.bottini[1]) == ["cavaliere"]
+
+
+def section(built: Path, anchor: str) -> str:
+    with open_engine(open_project(built)) as engine:
+        sections = read_game(engine, "mazzo").sections
+    return next(s.body_md for s in sections if s.anchor == anchor)
+
+
+def test_options_match_the_rule_text(built_once, rules):
+    """3.8 and 5.3: the engine's default is the rule text; each option it offers is named in
+    the clause it departs from and in a ruling that calls it the project's own."""
+    assert set(rules.info.option_names) == {"two_card_doubt", "mazziere_tiebreak"}
+    doubt, loot = (
+        " ".join(section(built_once, a).split()) for a in ("dubito-sbagliato", "bottino-piu-grande")
+    )
+    assert "tutta la mano" in doubt and "tutte le altre carte dell'attaccante" in doubt
+    assert "`two_card_doubt`" in doubt and "nostra lettura" in doubt
+    assert "A parità la partita è pari: il regolamento non prevede spareggi" in loot
+    assert "`mazziere_tiebreak`" in loot and "nostra" in loot
+    rulings = {
+        r["id"]: r["answer"]
+        for r in yaml.safe_load((built_once / "games/mazzo/rulings.yaml").read_text())["rulings"]
+    }
+    assert "`two_card_doubt`" in rulings["mazzo-dubito-sbagliato"]
+    assert "è una lettura e non il testo" in rulings["mazzo-dubito-sbagliato"].lower()
+    assert "`mazziere_tiebreak`" in rulings["mazzo-bottino-piu-grande"]
+    assert "nostra invenzione" in rulings["mazzo-bottino-piu-grande"]
+    # the engine's wrong doubt by default takes the whole hand, as the clause says
+    state = at(
+        rules, ["gigante", "paladina", "cavaliere"], ["spia", "corriere"], draws=["cavaliere"]
+    )
+    move(rules, state, {"attack": "gigante", "ability": "forza"}, {"nonce": "spia"})
+    move(rules, state, {"doubt": True})
+    assert len(state.bottini[1]) == 3 and not state.hands[0]
+    # an option the rule text does not name is refused in one sentence
+    with pytest.raises(ValueError, match="no option 'dubbio'"):
+        rules.new_game(1, options={"dubbio": True})
+    with pytest.raises(ValueError, match="true or false"):
+        rules.new_game(1, options={"two_card_doubt": "due"})
 
 
 # -- 4. Lo scontro ------------------------------------------------------------------------------
@@ -321,6 +386,10 @@ def test_fine_della_partita(rules):
     move(rules, state, {"doubt": True})
     assert state.is_terminal() and len(state.hands[0]) == 3  # left in hand, in no bottino
     assert state.outcome().winners == (1,) and state.outcome().scores == (2.0, 3.0)
+    # the narration says the cards left in a hand are not counted
+    assert rules.narrate(state.log, 2)[-1].endswith(
+        "Le 3 carte rimaste in mano al Giocatore 1 non entrano in nessun bottino e non contano."
+    )
     # a reserve that still has cards keeps the game going
     state = at(rules, ["cavaliere"], ["spia", "corriere"], draw=["ladra", "pirata"])
     move(rules, state, {"attack": "cavaliere", "ability": "forza"}, {"nonce": "spia"})
@@ -338,8 +407,19 @@ def test_bottino_piu_grande(rules):
     assert end_with(rules, [["ladra", "pirata"], ["drago"]]).winners == (0,)
     tie = end_with(rules, [["ladra"], ["drago"]])
     assert tie.draw and tie.how == "pari"
-    by_mazziere = end_with(rules, [["ladra"], ["mazziere"]])
-    assert by_mazziere.winners == (1,) and by_mazziere.how == "spareggio"
+    # the rulebook names no tie-break: the Mazziere in a bottino does not break a tie
+    with_mazziere = end_with(rules, [["ladra"], ["mazziere"]])
+    assert with_mazziere.draw and with_mazziere.how == "pari"
+    # the project's own tie-break, only with the option mazziere_tiebreak
+    state = at(
+        rules,
+        ["cavaliere", "spia"],
+        ["guerriera", "gigante"],
+        loot=[["ladra"], ["mazziere"]],
+        options={"mazziere_tiebreak": True},
+    )
+    move(rules, state, {"attack": "cavaliere", "ability": "forza"}, {"open": "guerriera"})
+    assert state.outcome().winners == (1,) and state.outcome().how == "spareggio"
 
 
 def test_vittoria_immediata(rules):
@@ -354,8 +434,19 @@ def test_vittoria_immediata(rules):
     move(rules, state, {"attack": "arcimaga", "ability": "magia"}, {"nonce": "gigante"})
     move(rules, state, {"doubt": True})
     assert state.outcome().winners == (1,) and state.outcome().how == "mazziere"
-    # the Mazziere played and shown is not drawn blind: no win at once
-    state = at(rules, ["mazziere", "spia", "gigante"], ["corriere", "paladina"], draws=["spia"])
+    # the Mazziere played, shown and taken back can be drawn blind: it wins at once
+    state = at(rules, ["mazziere", "spia", "gigante"], ["corriere", "paladina"], draws=["mazziere"])
+    move(rules, state, {"attack": "mazziere", "ability": "magia"}, {"nonce": "paladina"})
+    move(rules, state, {"doubt": True})
+    assert state.outcome().winners == (1,) and state.outcome().how == "mazziere"
+    # with two_card_doubt it goes straight to the defender's bottino: no win at once
+    state = at(
+        rules,
+        ["mazziere", "spia", "gigante"],
+        ["corriere", "paladina"],
+        draws=["spia"],
+        options={"two_card_doubt": True},
+    )
     move(rules, state, {"attack": "mazziere", "ability": "magia"}, {"nonce": "paladina"})
     move(rules, state, {"doubt": True})
     assert not state.is_terminal() and rules.cards.card("mazziere") in state.bottini[1]

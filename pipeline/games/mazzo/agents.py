@@ -66,6 +66,8 @@ class _View:
                 believes += judged == "believe"
         self.lie_rate = (lies + 1) / (lies + opens + 2)  # P(«non ce l'ho» | it could answer)
         self.doubt_rate = (doubts + 1) / (doubts + believes + 2)
+        # a wrong doubt: the whole hand goes (rule 3.8), or two cards with two_card_doubt
+        self.two_cards = bool(obs.get("options", {}).get("two_card_doubt"))
 
     def count(self, test: Any) -> int:
         return sum(1 for c in self.unseen if test(c))
@@ -122,7 +124,9 @@ class _View:
         else:
             held = self.obs["other_cards"]
             mazz_there = self.other_holds(lambda c: r.mazziere[c])
-            doubted = WIN + (GAME * mazz_there / held if held else 0.0)
+            gain = WIN if self.two_cards else WIN * (1 + held) / 2
+            pool = held if self.two_cards else held + 1
+            doubted = gain + (GAME * mazz_there / pool if pool else 0.0)
         believed = clash(r.values[card][k])
         return (1 - self.doubt_rate) * believed + self.doubt_rate * doubted - cost
 
@@ -137,8 +141,11 @@ class _View:
         lie = could * self.lie_rate / (could * self.lie_rate + 1 - could) if could < 1 else 1.0
         if kind == "doubt":
             others = [c for c in self.hand if c != mine]
-            risk = GAME / len(others) if any(r.mazziere[c] for c in others) else 0.0
-            return lie * WIN + (1 - lie) * (-WIN - risk)
+            if self.two_cards:
+                risk = GAME / len(others) if any(r.mazziere[c] for c in others) else 0.0
+                return lie * WIN + (1 - lie) * (-WIN - risk)
+            risk = GAME / (1 + len(others)) if any(r.mazziere[c] for c in others) else 0.0
+            return lie * WIN + (1 - lie) * (-WIN * (1 + len(others)) / 2 - risk)
         holders = [c for c in self.unseen if r.has[k] >> c & 1]
         if holders:
             lower = sum(1 for c in holders if r.values[c][k] < v) / len(holders)

@@ -18,7 +18,7 @@ from pipeline.engine.scenario import PositionView
 from . import figures as _figures
 from . import scenario
 from .narrate import narrate, position_lines
-from .state import SLUG, MazzoCards, MazzoState
+from .state import OPTION_NAMES, SLUG, MazzoCards, MazzoState
 
 
 class MazzoRules:
@@ -30,7 +30,7 @@ class MazzoRules:
     def __init__(self, seats: Seats, cards: Sequence[CardRecord], digest: str):
         if (seats.min, seats.max) != (2, 2):
             raise ValueError(f"the Mazzo engine plays 2 players, not {seats.min}-{seats.max}")
-        self.info = GameInfo.of(SLUG, seats)
+        self.info = GameInfo.of(SLUG, seats, option_names=OPTION_NAMES)
         self.cards = MazzoCards(cards)
         self.digest = digest
 
@@ -42,7 +42,7 @@ class MazzoRules:
         chance: Chance | None = None,
     ) -> MazzoState:
         _, options, chance = self.info.start(seed, players, options, chance)
-        state = MazzoState(self.cards, chance)
+        state = MazzoState(self.cards, chance, options)
         state.deal_new()
         return state
 
@@ -55,6 +55,7 @@ class MazzoRules:
         self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
     ) -> MazzoState:
         self.info.players(players)
+        self.info.start(0, players, options, None)  # unknown option names fail here
         return scenario.setup(self.cards, position, players, options)
 
     def parse_action(self, state: MazzoState, spec: Mapping[str, Any]) -> Action:

@@ -77,12 +77,30 @@ def _sentence(rules: MazzoCards, e: Event) -> str | None:
         case "blind_draw":
             return f"{who} pesca a caso, senza guardarla, {rules.names[a[0]]}."
         case "end":
-            sizes, winner, how = a
-            score = f"bottini {sizes[0]} a {sizes[1]}"
-            if winner < 0:
-                return f"Partita finita, {score}: pari, e nessuno ha il Mazziere nel bottino."
-            return f"Partita finita, {score}: vince {player_name(winner)}, che {HOW[how]}."
+            return _end(*a)
     return None
+
+
+def _end(sizes: Sequence[int], winner: int, how: str, left: Sequence[int] = (0, 0)) -> str:
+    """The result, and the cards still in a hand: they go into no bottino (rule 5.2)."""
+    score = f"bottini {sizes[0]} a {sizes[1]}"
+    if winner < 0:
+        text = f"Partita finita, {score}: pari."
+    else:
+        text = f"Partita finita, {score}: vince {player_name(winner)}, che {HOW[how]}."
+    if how == "mazziere":
+        return text
+    for p in (0, 1):
+        if left[p]:
+            where = f"in mano al {player_name(p)}"
+            if left[p] == 1:
+                text += f" La carta rimasta {where} non entra in nessun bottino e non conta."
+            else:
+                text += (
+                    f" Le {left[p]} carte rimaste {where} non entrano in nessun bottino"
+                    " e non contano."
+                )
+    return text
 
 
 def _clash(rules: MazzoCards, e: Event) -> str:

@@ -59,7 +59,7 @@ def setup(
 ) -> MazzoState:
     """The position placed, then what the engine does by itself (a forced attack)."""
     spec = MazzoPosition.model_validate(position)
-    state = MazzoState(cards, Chance(0))
+    state = MazzoState(cards, Chance(0), options)
     used: set[int] = set()
 
     def placed(loc: list[str | int], codes: Sequence[str]) -> list[int]:

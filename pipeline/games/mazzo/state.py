@@ -10,7 +10,7 @@ a pair of ints.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pipeline.engine.core import TERMINAL, CardRecord, Chance, Event, IllegalAction, Outcome
@@ -18,6 +18,11 @@ from pipeline.engine.core import TERMINAL, CardRecord, Chance, Event, IllegalAct
 SLUG = "mazzo"
 ABILITIES = ("forza", "astuzia", "velocita", "magia", "coraggio")
 HAND = 3
+# Departures from the rulebook's letter, each off by default (rules.md 3.8 and 5.3 name them):
+# two_card_doubt: a wrong doubt costs the played card and one drawn blind from the others
+# (ruling mazzo-dubito-sbagliato); mazziere_tiebreak: equal bottini go to the Mazziere's
+# holder (ruling mazzo-bottino-piu-grande).
+OPTION_NAMES = ("two_card_doubt", "mazziere_tiebreak")
 # phases of a turn: what the pending decision is about
 ATTACK, DEFEND, JUDGE, TAKE, OVER = "attack", "defend", "judge", "take", "over"
 EVENT_FIELDS: dict[str, list[str]] = {
@@ -39,7 +44,7 @@ EVENT_FIELDS: dict[str, list[str]] = {
     "clash": ["card", "other", "ability", "value", "other_value", "winner"],
     "bottino": ["cards", "reason"],
     "blind_draw": ["card"],
-    "end": ["bottini", "winner", "how"],
+    "end": ["bottini", "winner", "how", "left"],  # left: cards still in each hand
 }
 
 
@@ -82,6 +87,18 @@ def _bits(cards: Iterable[int]) -> int:
     return mask
 
 
+def read_options(options: Mapping[str, Any] | None) -> tuple[bool, bool]:
+    """The two options as flags; ValueError, one sentence, for a value that is not true/false."""
+    chosen = dict(options or {})
+    flags = []
+    for name in OPTION_NAMES:
+        value = chosen.get(name, False)
+        if not isinstance(value, bool):
+            raise ValueError(f"mazzo option {name} is true or false, not {value!r}")
+        flags.append(value)
+    return flags[0], flags[1]
+
+
 class MazzoState:
     """One game of Mazzo in progress (players 0 and 1)."""
 
@@ -105,10 +122,12 @@ class MazzoState:
         "reserve",
         "result",
         "seen",
+        "tiebreak",
         "turn",
+        "two_card_doubt",
     )
 
-    def __init__(self, cards: MazzoCards, chance: Chance):
+    def __init__(self, cards: MazzoCards, chance: Chance, options: Mapping[str, Any] | None = None):
         self.cards = cards
         self.chance = chance
         self.log: list[Event] = chance.log
@@ -126,6 +145,7 @@ class MazzoState:
         self.history: tuple[tuple[int, str, str, int], ...] = ()  # public record of turns
         self.draws: list[int] = []  # scripted blind draws (scenarios)
         self.result: Outcome | None = None
+        self.two_card_doubt, self.tiebreak = read_options(options)
 
     # -- 2.1, 2.2: the deal and who attacks first ---------------------------------------------
 
@@ -271,19 +291,24 @@ class MazzoState:
             else:
                 self.phase = TAKE
             return
-        # 3.8: the attacker's shown card, and one drawn blind from the others
+        # 3.8: all the attacker's cards go to the defender, one of them drawn blind first;
+        # with two_card_doubt only the shown card and one drawn blind from the others
         self.log.append(Event("doubt_wrong", a, (k,)))
-        self._bottino(d, [card], "dubbio", self.hands[a])
-        others = self.hands[a]
-        if others:
+        hand = self.hands[a]
+        if self.two_card_doubt:
+            self._bottino(d, [card], "dubbio", hand)
+        drawn = -1
+        if hand:
             if self.draws:
-                self.chance.forced.setdefault("pesca", []).append(others.index(self.draws.pop(0)))
-            drawn = others[self.chance.integer("pesca", 0, len(others) - 1)]
+                self.chance.forced.setdefault("pesca", []).append(hand.index(self.draws.pop(0)))
+            drawn = hand[self.chance.integer("pesca", 0, len(hand) - 1)]
             self.log.append(Event("blind_draw", d, (drawn,)))
-            self._bottino(d, [drawn], "pescata", others)
-            if r.mazziere[drawn]:  # 5.4
-                self._finish((d,), "mazziere")
-                return
+            self._bottino(d, [drawn], "pescata", hand)
+        if hand and not self.two_card_doubt:
+            self._bottino(d, sorted(hand), "dubbio", hand)
+        if drawn >= 0 and r.mazziere[drawn]:  # 5.4
+            self._finish((d,), "mazziere")
+            return
         self._end_turn()
 
     # -- 4: the clash ---------------------------------------------------------------------------
@@ -363,10 +388,14 @@ class MazzoState:
         self._start_turn()
 
     def _finish_by_count(self) -> None:
-        """5.3: the bigger bottino; a tie goes to the Mazziere's holder, else it is a draw."""
+        """5.3: the bigger bottino; a tie is a draw (mazziere_tiebreak: the Mazziere's
+        holder wins it)."""
         sizes = [len(b) for b in self.bottini]
         if sizes[0] != sizes[1]:
             self._finish((0 if sizes[0] > sizes[1] else 1,), "bottino")
+            return
+        if not self.tiebreak:
+            self._finish((), "pari")
             return
         mazz = self.cards.mazziere_mask
         holders = tuple(p for p in (0, 1) if _bits(self.bottini[p]) & mazz)
@@ -376,7 +405,8 @@ class MazzoState:
         self.phase = OVER
         sizes = tuple(len(b) for b in self.bottini)
         self.result = Outcome(winners, how, scores=tuple(float(s) for s in sizes))
-        self.log.append(Event("end", -1, (sizes, winners[0] if winners else -1, how)))
+        left = tuple(len(h) for h in self.hands)
+        self.log.append(Event("end", -1, (sizes, winners[0] if winners else -1, how, left)))
 
     # -- what a player sees; copies -------------------------------------------------------------
 
@@ -413,6 +443,7 @@ class MazzoState:
             "out": sorted(self.out),
             "table": {"mine": mine, "theirs": theirs},
             "history": [list(h) for h in self.history],
+            "options": {"two_card_doubt": self.two_card_doubt, "mazziere_tiebreak": self.tiebreak},
         }
 
     def determinize(self, player: int, seed: int) -> MazzoState:
@@ -478,7 +509,7 @@ class MazzoState:
         copy.draws = list(self.draws)
         for name in (
             "attacker", "phase", "turn", "ability", "attacker_card", "defender_card",
-            "history", "result",
+            "history", "result", "two_card_doubt", "tiebreak",
         ):  # fmt: skip
             setattr(copy, name, getattr(self, name))
         return copy

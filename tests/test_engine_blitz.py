@@ -252,6 +252,31 @@ def test_squadre(rules):
     assert state.outcome().winners == (0, 2)
 
 
+def test_squadre_iniziare_o_ampliare_dal_compagno(rules):
+    """rules.md 3.3 and 4.6; seed, Svolgimento del Gioco, "Esporre una carta collezione":
+    a card is exposed to start or extend a collection of one's own or of one's team, not
+    only to complete a partner's collection."""
+    state = at(
+        rules,
+        4,
+        {"teams": "pairs"},
+        **MAIN,
+        hands={1: ["aria", "terra"], 2: ["fuoco"], 4: ["terra"]},
+        tables={3: ["fuoco", "acqua"]},
+        deck=DECK,
+    )
+    exposes = [d for d in described(rules, state) if "expose" in d]
+    assert {"expose": "aria", "to": 3} in exposes  # extends the partner's collection
+    assert {"expose": "terra", "to": 3} in exposes
+    assert not any(d.get("to") in (2, 4) for d in exposes)  # never an opponent's area
+    move(rules, state, {"expose": "aria", "to": 3})
+    assert [e.args[1] for e in state.log if e.kind == "expose"] == [2]
+    assert not state.comp[2] and len(state.loose[2]) == 3 and state.team_points(0) == 3
+    state = at(rules, 4, {"teams": "pairs"}, **MAIN, hands={1: ["terra"]}, deck=DECK)
+    move(rules, state, {"expose": "terra", "to": 3})  # starts one in the partner's empty area
+    assert len(state.loose[2]) == 1 and not state.loose[0]
+
+
 # -- 4. the turn --------------------------------------------------------------------------
 
 
@@ -547,7 +572,8 @@ def test_blitz_effetto(rules):
         deck=DECK,
     )
     choices = [d["targets"] for d in described(rules, state) if d.get("card") == "blitz"]
-    assert choices == [[2, 3], [2, 4], [3, 4]]  # at most two opponents
+    # "da massimo due avversari" (seed, La Carta BLITZ): one opponent or two, every choice
+    assert choices == [[2], [3], [4], [2, 3], [2, 4], [3, 4]]
     move(rules, state, {"card": "blitz", "targets": [3, 4]})
     assert state.loose[2] == [] and state.loose[3] == [] and len(state.comp[3]) == 1
     assert len(state.loose[0]) == 3 and state.zones()["blitz"] and not state.zones()["discards"]
@@ -598,6 +624,43 @@ def test_mazzo_esaurito(rules):
     assert state.outcome().how == "mazzo-esaurito"
 
 
+def test_mazzo_esaurito_passare_non_chiude(rules):
+    """rules.md 7.2 and 4.8; seed, Fine del Gioco ("quando il mazzo è finito e tutti i
+    giocatori hanno meno di 3 carte in mano") and Svolgimento ("può passare il turno"): a
+    round of passes with the deck finished does not end the game while a hand holds 3."""
+    state = at(
+        rules,
+        **MAIN,
+        hands={1: ["fuoco", "acqua"], 2: ["blocca-x1"] * 3},
+        deck=[],
+    )
+    for _ in range(4):  # two whole rounds in which nobody exposes or plays
+        move(rules, state, {"end": True})
+        assert not state.is_terminal()
+        assert max(len(h) for h in state.hands) >= 3
+
+
+def test_mazzo_esaurito_partita_interrotta(rules):
+    """Ruling blitz-partita-interrotta: when no rule can end the game (Blocca cards nobody
+    may play go round the hands), the engine's safeguard stops it with no result, and does
+    not report it as ended by the deck (rules.md 7.2)."""
+    state = at(
+        rules,
+        3,
+        **MAIN,
+        hands={1: ["blocca-x1"] * 3, 2: ["blocca-x1", "ruba-x1"], 3: ["ruba-x1", "ruba-x1"]},
+        tables={1: ["fuoco"]},
+        deck=[],
+    )  # every decision has one option: the cards go round until the safeguard
+    while not state.is_terminal():
+        assert max(len(h) for h in state.hands) >= 3
+        state.apply(state.legal_actions()[-1])
+    outcome = state.outcome()
+    assert outcome.stopped and outcome.how == "interrotta" and outcome.winners == ()
+    assert state.returns() == [0.0, 0.0, 0.0] and min(state.own_turns) >= 60
+    assert "si interrompe" in rules.narrate(state.log, 3)[-1]
+
+
 def test_punti(rules):
     state = at(
         rules,
@@ -637,9 +700,8 @@ def test_rush_blitz(rules):
     assert state.rush_on and "rush" in kinds(state)
     rush_deck = [rules.table.role[state.inst.card[c]] for c in state.deck + state.hands[1]]
     assert BLITZ not in rush_deck and state.zones()["blitz"]
-    state.apply(state.legal_actions()[-1])
-    while not state.is_terminal():
-        state.apply(state.legal_actions()[-1])
+    while not state.is_terminal():  # passing for ever would never end it (7.2): expose
+        state.apply(state.legal_actions()[0])
     assert state.outcome().how in ("rush", "rush-esaurito")
     state = at(rules, **position)  # not agreed: points decide
     move(rules, state, {"end": True})

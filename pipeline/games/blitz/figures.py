@@ -22,7 +22,7 @@ ENDINGS = (
     ("mazzo-esaurito", "mazzo esaurito"),
     ("rush", "collezioni complete nel Rush BLITZ"),
     ("rush-esaurito", "Rush BLITZ esaurito"),
-    ("limite", "stallo (limite di turni)"),
+    ("interrotta", "interrotta dal limite di sicurezza (senza risultato)"),
 )
 
 

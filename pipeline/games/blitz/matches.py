@@ -58,6 +58,8 @@ def play_match(
         assert outcome is not None
         won = {side[(s + shift) % players] for s in outcome.winners}
         history.append(sorted(m for m in range(players) if side[m] in won))
+        if outcome.stopped:  # cut short by the safeguard: no result, the round is not counted
+            continue
         points: dict[int, int] = {}
         for s in range(players):
             t = side[(s + shift) % players]

@@ -85,7 +85,10 @@ class Narrator:
             c, owner = a
             if owner == e.player:
                 return f"{who} espone sul tavolo {self.card(c)}."
-            return f"{who} aggiunge {self.card(c)} a una collezione {_the([owner], 'di')}."
+            return (
+                f"{who} espone {self.card(c)} nell'area {_the([owner], 'di')}, suo compagno, "
+                "per iniziare o ampliare una sua collezione."
+            )
         if kind == "complete":
             return f"{who} ha ora una {self.collection(a[0])}."
         if kind == "play":
@@ -125,10 +128,16 @@ class Narrator:
             return f"{who} porta via {_the([q], 'a')} la sua {self.collection(key)}."
         if kind == "blitz":
             targets, cs = a
-            whom = _the(targets, "a") if targets else "a nessuno"
+            if not targets:
+                return (
+                    f"{who} gioca la carta BLITZ, ma nessun avversario ha carte sciolte sul "
+                    "tavolo: non prende nulla. Da qui in avanti vale la modalità BLITZ."
+                )
+            whom = _the(targets, "a")
+            choice = "sceglie un solo avversario" if len(targets) == 1 else "sceglie due avversari"
             return (
-                f"{who} gioca la carta BLITZ e prende {whom} le carte sciolte sul tavolo: "
-                f"{self.cards(cs)}. Da qui in avanti vale la modalità BLITZ."
+                f"{who} gioca la carta BLITZ, {choice} e prende {whom} le carte sciolte sul "
+                f"tavolo: {self.cards(cs)}. Da qui in avanti vale la modalità BLITZ."
             )
         if kind == "fizzle":
             return f"{self.card(a[0])} non ha effetto: una delle due mani è rimasta vuota."
@@ -153,8 +162,14 @@ class Narrator:
             "rush": f"durante il Rush BLITZ {names} {reach} le collezioni richieste",
             "mazzo-esaurito": "il mazzo è finito e nessuno ha più di due carte in mano",
             "rush-esaurito": "anche il mazzo del Rush BLITZ è finito",
-            "limite": "la partita non fa più progressi e si contano i punti",
         }.get(how, how)
+        if how == "interrotta":
+            return (
+                "La partita si interrompe: dopo 60 turni a testa il mazzo è finito ma qualcuno "
+                "tiene ancora 3 o più carte che nessuno riesce a giocare, e per le regole non "
+                "finirebbe mai. Non ci sono vincitori; i punti sul tavolo, solo per memoria: "
+                f"{points}."
+            )
         verdict = (
             "" if how in ("collezioni", "rush") else f"; {'vincono' if plural else 'vince'} {names}"
         )

@@ -45,7 +45,7 @@ from .decisions import BLOCK, DRAW, END_TURN, LET, MAIN, OVER, RESPOND, START, S
 
 HAND_SIZE = 4
 FROM_HAND = 3  # an opponent must hold at least this many cards to be drawn from (4.4)
-TURN_CAP = 60  # own turns per player: the safety net of ruling blitz-stallo
+TURN_CAP = 60  # own turns per player: a safeguard, no rule (ruling blitz-partita-interrotta)
 
 EVENT_FIELDS: dict[str, list[str]] = {
     "setup": ["decks", "needed", "teams", "rush"],
@@ -165,8 +165,6 @@ class BlitzState:
         self.exposes_left = 0
         self.exposed = 0
         self.action_used = False
-        self.progress = False
-        self.quiet = 0
         self.chain: list[tuple[int, int]] = []
         self.chain_action: Action = ()
         self.responders: list[int] = []
@@ -385,7 +383,7 @@ class BlitzState:
             self._log("skip", p)
             self._end_turn()
             return
-        self.exposes_left, self.exposed, self.action_used, self.progress = 1, 0, False, False
+        self.exposes_left, self.exposed, self.action_used = 1, 0, False
         self._arrange(p)
         if self.result is not None:
             return
@@ -401,13 +399,10 @@ class BlitzState:
     def _end_turn(self) -> None:
         p = self.turn_player
         self.empty[p] = not self.hands[p]
-        if not self.deck:
-            self.quiet = 0 if self.progress else self.quiet + 1
-            stalled = self.quiet >= self.num_players
-            if stalled or all(len(h) < FROM_HAND for h in self.hands):
-                self._exhausted()
+        if not self.deck and all(len(h) < FROM_HAND for h in self.hands):
+            self._exhausted()  # 7.2: the only end besides the collections (7.1)
         if self.result is None and min(self.own_turns) >= TURN_CAP:
-            self._finish_on_points("limite")
+            self._stop()
         if self.result is not None:
             return
         self.turn_player = (p + 1) % self.num_players
@@ -419,7 +414,6 @@ class BlitzState:
             self.rush_used = self.rush_on = True
             self.deck, self.discards = self.discards, []
             self.chance.shuffle("mazzo del Rush", self.deck)
-            self.quiet = 0
             self._log("rush", -1, (len(self.deck),))
             return
         self._finish_on_points("rush-esaurito" if self.rush_used else "mazzo-esaurito")
@@ -430,6 +424,14 @@ class BlitzState:
         best = max((self.team_points(t), self.team_collections(t)) for t in teams)
         won = {t for t in teams if (self.team_points(t), self.team_collections(t)) == best}
         self._end(how, tuple(p for p in range(self.num_players) if self.team[p] in won))
+
+    def _stop(self) -> None:
+        """The safeguard: no rule ends the game (cards nobody can play go round the hands
+        for ever), so it is cut short, with no result (ruling blitz-partita-interrotta)."""
+        scores = tuple(self.points(p) for p in range(self.num_players))
+        self._log("end", -1, ("interrotta", (), scores))
+        self.result = Outcome((), "interrotta", scores=scores, teams=self.team, stopped=True)
+        self.phase = OVER
 
     def _check_win(self, p: int) -> None:
         won = self.members[self.team[p]]
@@ -476,9 +478,7 @@ class BlitzState:
             for d in cards:
                 if role[d] == COLLECTION:
                     options.append(("esponi", d, p))
-                    if self.mates[p]:
-                        t = self.dkind[d]
-                        options += [("esponi", d, q) for q in self.mates[p] if self._fits(q, t)]
+                    options += [("esponi", d, q) for q in self.mates[p]]  # 3.3
         if not self.action_used and (self.exposed > 0 or self.blitz_mode or self.rush_on):
             for d in cards:
                 if role[d] != COLLECTION:
@@ -501,12 +501,16 @@ class BlitzState:
                 counts[key] += 4
         return counts
 
-    def _fits(self, q: int, t: int) -> bool:
-        """Whether a card of type `t` completes a collection with `q`'s loose cards."""
-        counts = [0, 0, 0, 0]
-        for c in self.loose[q]:
-            counts[self.inst.type[c]] += 1
-        return counts[t] >= 3 or all(counts[u] for u in range(4) if u != t)
+    def _completing(self, q: int, c: int) -> list[int]:
+        """The three loose cards of `q` that card `c` completes a collection with, four
+        equal before four different (2.3); none when it completes nothing."""
+        kind = self.inst.type
+        t, loose = kind[c], self.loose[q]
+        same = [x for x in loose if kind[x] == t]
+        if len(same) >= 3:
+            return same[:3]
+        others = [next((x for x in loose if kind[x] == u), -1) for u in range(4) if u != t]
+        return others if -1 not in others else []
 
     def _from_hand(self, p: int, d: int) -> int:
         card = self.inst.card
@@ -520,7 +524,6 @@ class BlitzState:
             self._log("pass", p)
             self._end_turn()
             return
-        self.progress = True
         c = self._from_hand(p, action[1])
         if verb == "esponi":
             self._expose(p, c, action[2])
@@ -549,15 +552,14 @@ class BlitzState:
         if owner == p:
             self.loose[p].append(c)
             self._arrange(p)
-        else:  # 3.3: into a partner's incomplete collection, which it completes
-            kind = self.inst.type
-            t, loose = kind[c], self.loose[owner]
-            rest = [x for x in loose if kind[x] == t][:3]
-            if len(rest) < 3:
-                rest = [next(x for x in loose if kind[x] == u) for u in range(4) if u != t]
+        else:  # 3.3: it starts or extends a collection in a partner's area, and stays there
+            rest = self._completing(owner, c)
             for x in rest:
-                loose.remove(x)
-            self._add_complete(owner, tuple(sorted([*rest, c])))
+                self.loose[owner].remove(x)
+            if rest:
+                self._add_complete(owner, tuple(sorted([*rest, c])))
+            else:
+                self.loose[owner].append(c)
         self._check_win(p)
 
     def _add_complete(self, p: int, cards: tuple[int, ...]) -> None:
@@ -612,11 +614,13 @@ class BlitzState:
                     out.append(("gioca", d, q, "mano"))
                 out += [("gioca", d, q, "tavolo", *swap) for swap in self._table_swaps(p, q)]
             return out
-        if role == BLITZ and self.comp[p]:
+        if role == BLITZ and self.comp[p]:  # 6.2: one opponent or two, as the player likes
             with_loose = [q for q in opponents if self.loose[q]]
-            if len(with_loose) > 2:
-                return [("gioca", d, pair) for pair in combinations(with_loose, 2)]
-            return [("gioca", d, tuple(with_loose))]
+            if not with_loose:
+                return [("gioca", d, ())]
+            return [("gioca", d, (q,)) for q in with_loose] + [
+                ("gioca", d, pair) for pair in combinations(with_loose, 2)
+            ]
         return []
 
     def _table_swaps(self, p: int, q: int) -> list[tuple[int, int, int]]:

@@ -2633,3 +2633,28 @@ def test_every_declared_field_of_a_game_has_its_slot():
         assert annotated == set(getattr(module, name).__slots__), name
         total += len(annotated)
     assert total > 40
+
+
+def capped_game(rules: BlessRules, seed: int, cap: int) -> BlessGame:
+    from pipeline.engine.agents import RandomAgent
+
+    g = rules.new_game(seed, 2, {"max_turns": cap})
+    agents = [RandomAgent(seed), RandomAgent(seed + 7)]
+    while not g.is_terminal():
+        g.apply(agents[g.current_player()].act(g))
+    return g
+
+
+def test_turn_cap_stops_the_game(rules):
+    """13.1 and 13.4: Bless ends only after the fifth Final Turn, its winner by Punti
+    Vittoria. The engine's turn cap (option max_turns) is a safeguard, no rule: a game it cuts
+    short is stopped, with no winner and zero returns, and is not a draw."""
+    full = capped_game(rules, 0, 400)  # random play, seed 0: Final Turns 32-36
+    assert full.turn == full.final_last == 36 and full.outcome().winners == (0,)
+    assert not full.outcome().stopped
+    for cap in (3, 33):  # before the Final Turns, and during them
+        g = capped_game(rules, 0, cap)
+        assert g.turn == cap and (g.final_by >= 0) == (cap == 33)
+        outcome = g.outcome()
+        assert outcome.stopped and outcome.winners == () and not outcome.draw
+        assert outcome.how == "turni-esauriti" and g.returns() == [0.0, 0.0]

@@ -162,8 +162,8 @@ class BlessGame(Turns):
     def outcome(self) -> Outcome | None:
         if not self.over:
             return None
-        if self.winner < 0:  # stopped by the turn cap: no result
-            return Outcome((), "turni-esauriti", scores=tuple(self.scores))
+        if self.winner < 0:  # stopped by the turn cap, a safeguard: no result (13.1)
+            return Outcome((), "turni-esauriti", scores=tuple(self.scores), stopped=True)
         ranking = ((self.winner,), (1 - self.winner,))
         return Outcome((self.winner,), self.final_how, ranking, tuple(self.scores))
 

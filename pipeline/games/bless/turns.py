@@ -124,8 +124,10 @@ class Turns(Field):
 
     def _finish(self) -> None:
         a, b = self.scores
-        if self.final_by < 0:
-            self.winner = -1  # stopped by the turn cap: no result
+        if self.turn != self.final_last:
+            # the turn cap, a safeguard and no rule of Bless (13.1 ends the game only after the
+            # fifth Final Turn), stopped it, Final Turns started or not: no result
+            self.winner = -1
         else:
             self.winner = 0 if a > b else 1 if b > a else self.final_by
         self.over = True

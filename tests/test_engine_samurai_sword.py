@@ -360,6 +360,15 @@ def test_ferite(rules):
     s = table(rules, p1={"hand": ["wakizashi"]}, p2={"resistance": 1})
     move(rules, s, {"card": "wakizashi", "target": 2})
     assert s.res[1] == 0 and s.log[-3].args[0] == 1  # the extra wounds are lost
+    # a 2-wound weapon against 1 resistance is told as what it is: 2 wounds, 1 of them lost
+    s = table(rules, p1={"hand": ["kiseru"]}, p2={"resistance": 1, "hand": ["bo"]})
+    move(rules, s, {"card": "kiseru", "target": 2})
+    wound = next(e for e in s.log if e.kind == "wound")
+    assert (wound.args[0], wound.args[4]) == (1, 2)  # lost, dealt
+    assert (
+        "Il giocatore 2 è colpito da 2 ferite, ma gli restava 1 punto resistenza: lo perde e "
+        "resta senza resistenza; 1 ferita va persa."
+    ) in rules.narrate(s.log, 4)
 
 
 def test_ultimo_punto(rules):
@@ -558,6 +567,11 @@ def test_fine_partita(rules):
     s = table(rules, 3, p1={"hand": ["kiseru"]}, p2={"resistance": 0}, p3={"resistance": 1})
     move(rules, s, {"card": "kiseru", "target": 3})
     assert s.outcome().how == "ultimo-in-piedi" and s.outcome().winners == (0,)
+    # 9.4: at the end every role card is shown, and the narration tells them
+    assert rules.narrate(s.log, 3)[-1].endswith(
+        "Si scoprono i ruoli: il giocatore 1 è Shogun, il giocatore 2 è Ninja e il giocatore 3 "
+        "è Ninja."
+    )
 
 
 def test_punteggio(rules):

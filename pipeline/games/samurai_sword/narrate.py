@@ -34,6 +34,30 @@ def resistance(points: int) -> str:
     return "resta senza resistenza" if points == 0 else f"resta con {points} resistenza"
 
 
+def wound(p: int, lost: int, left_: int, by: int, card: int, dealt: int = 0) -> str:
+    """The wounds a blow carried, and those lost past zero resistance (6.6)."""
+    dealt = max(dealt, lost)
+    if dealt == lost:
+        return (
+            f"Il giocatore {p + 1} subisce {count(lost, 'ferita', 'ferite')} e {resistance(left_)}."
+        )
+    wasted = count(dealt - lost, "ferita va persa", "ferite vanno perse")
+    if not lost:
+        return (
+            f"Il giocatore {p + 1} è colpito da {count(dealt, 'ferita', 'ferite')}, ma è già "
+            f"senza resistenza: {wasted}."
+        )
+    had, lose = (
+        ("gli restava 1 punto", "lo perde")
+        if lost == 1
+        else (f"gli restavano {lost} punti", "li perde")
+    )
+    return (
+        f"Il giocatore {p + 1} è colpito da {count(dealt, 'ferita', 'ferite')}, ma {had} "
+        f"resistenza: {lose} e {resistance(0)}; {wasted}."
+    )
+
+
 def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
     """One sentence per event worth telling; chance and bare actions are left out."""
     name = cards.name
@@ -74,9 +98,7 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
             f"(difficoltà dell'attacco {a[2]})."
         ),
         "parry": lambda p, a: f"Il giocatore {p + 1} para l'attacco con {card(a[0])}.",
-        "wound": lambda p, a: (
-            f"Il giocatore {p + 1} subisce {count(a[0], 'ferita', 'ferite')} e {resistance(a[1])}."
-        ),
+        "wound": lambda p, a: wound(p, *a),
         "harmless": lambda p, a: f"Il giocatore {p + 1} è indifeso.",
         "place": lambda p, a: (
             f"Il giocatore {p + 1} mette {card(a[0])} davanti "
@@ -104,8 +126,15 @@ def narrate_events(events: Sequence[Event], cards: Cards) -> list[str]:
         "score": lambda p, a: f"Punteggio della squadra {a[0]}: {a[1]}.",
         "end": lambda p, a: (
             f"La partita finisce perché {HOW.get(a[0], a[0])}: vince la squadra {a[1]}."
+            + (" " + reveal(a[2]) if len(a) > 2 else "")
         ),
     }
+
+    def reveal(roles: Sequence[str]) -> str:
+        """9.3: at the end every role card is turned face up."""
+        told = [f"{who(p)} è {name[cards.index[code]]}" for p, code in enumerate(roles)]
+        return "Si scoprono i ruoli: " + ", ".join(told[:-1]) + " e " + told[-1] + "."
+
     for event in events:
         sentence = tell.get(event.kind)
         text = sentence(event.player, event.args) if sentence is not None else ""

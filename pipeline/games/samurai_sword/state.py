@@ -247,7 +247,8 @@ class SamuraiState(Table):
         before = self.res[p]
         lost = min(before, amount)
         self.res[p] = before - lost
-        self.log.append(event("wound", p, (lost, self.res[p], by, card)))
+        # dealt: the wounds the blow carried; lost: the ones it could take (6.6)
+        self.log.append(event("wound", p, (lost, self.res[p], by, card, amount)))
         if before and not self.res[p]:
             self.log.append(event("harmless", p))
             if by >= 0 and by != p:

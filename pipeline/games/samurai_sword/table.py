@@ -51,7 +51,7 @@ EVENT_FIELDS: dict[str, list[str]] = {
     "honour": ["delta", "cause", "to", "left"],
     "attack": ["target", "card", "difficulty"],
     "parry": ["card", "attacker"],
-    "wound": ["amount", "left", "by", "card"],
+    "wound": ["amount", "left", "by", "card", "dealt"],
     "harmless": [],
     "place": ["card", "to"],
     "play": ["card", "target"],
@@ -60,7 +60,7 @@ EVENT_FIELDS: dict[str, list[str]] = {
     "heal": ["resistance"],
     "ability": ["what"],
     "end_turn": [],
-    "end": ["how", "team"],
+    "end": ["how", "team", "roles"],  # roles: each seat's role card, shown at the end
     "score": ["team", "points"],
 }
 
@@ -233,7 +233,8 @@ class Table:
                 if team in scores:
                     self.log.append(event("score", -1, (team, scores[team])))
         n = self.num_players
-        self.log.append(event("end", -1, (how, winner_team)))
+        roles = tuple(self.cards.code[self.role[p]] for p in range(n))
+        self.log.append(event("end", -1, (how, winner_team, roles)))
         self.over = Outcome(
             winners=tuple(p for p in range(n) if self.team(p) == winner_team),
             how=how,

@@ -1125,11 +1125,27 @@ def balance_cmd(
 def replay_cmd(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="A replay saved as JSON.", dir_okay=False)],
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the game as one self-contained HTML page to step through, instead.",
+            dir_okay=False,
+            callback=_out_in_existing_folder,
+        ),
+    ] = None,
 ) -> None:
-    """Play a saved game again from its choices and narrate it in Italian."""
+    """Play a saved game again from its choices and narrate it in Italian; with --html,
+    write it as a step-through board in one HTML file instead."""
     from .markup import terminal_text
     from .play import replay_file
 
+    if html is not None:
+        from .board import write_replay_html
+
+        board = write_replay_html(_project(ctx), file, html)
+        typer.echo(f"wrote {html} ({len(board.frames) - 1} steps)")
+        return
     _, lines = replay_file(_project(ctx), file)
     for line in lines:
         typer.echo(terminal_text(line))  # the narration is Markdown, for the site

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from itertools import pairwise
+from itertools import pairwise, product
 from pathlib import Path
 from typing import Any
 
@@ -390,6 +390,16 @@ def test_riordinare(rules):
     assert best_plan((4, 1, 1, 1)) == ((1, 0, 0, 0), 0)  # four equal (10) over different (8)
     assert best_plan((5, 1, 1, 1)) == ((1, 0, 0, 0), 1)
     assert best_plan((4, 4, 3, 3)) == ((0, 0, 0, 0), 3)  # more collections first
+    # ruling blitz-motore-riordino: the engine's grouping has at once the most complete
+    # collections and the most points (7.3) of every grouping, for every area of one deck
+    for counts in product(range(10), repeat=4):
+        every = []
+        for r in range(min(counts) + 1):  # r of four different, then all the equal ones
+            e = sum((c - r) // 4 for c in counts)
+            every.append((e + r, sum(counts) + 6 * e + 4 * r))
+        equal, rainbow = best_plan(counts)
+        mine = (sum(equal) + rainbow, sum(counts) + 6 * sum(equal) + 4 * rainbow)
+        assert mine == (max(k for k, _ in every), max(p for _, p in every)), counts
     state = at(
         rules,
         **MAIN,

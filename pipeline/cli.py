@@ -910,6 +910,10 @@ def site_cmd(
 def build_cmd(
     ctx: typer.Context,
     jobs: JobsOption = 2,
+    timings: Annotated[
+        bool,
+        typer.Option("--timings", help="At the end, print where the time went (wall and CPU)."),
+    ] = False,
 ) -> None:
     """Build everything into build/: decks, card images, rulebooks and the site.
 
@@ -956,6 +960,11 @@ def build_cmd(
 
     if note := missing_site_url_note(project):  # once, for every output it left out
         typer.echo(note, err=True)
+    if timings:
+        from .build import timings_table
+
+        for line in timings_table(report):
+            typer.echo(line)
 
 
 def _engine_project(ctx: typer.Context, game: str) -> Project:
@@ -1103,6 +1112,17 @@ def balance_cmd(
     cluster: ClusterOption = None,
     fmt: FormatOption = TextFormat.text,
     as_json: JsonOption = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Also save the report for the site, with its date and engine version: "
+            "games/GAME/balance.json is what `cartiera build` publishes.",
+            dir_okay=False,
+            callback=_out_in_existing_folder,
+        ),
+    ] = None,
 ) -> None:
     """Seat advantage, how games end, length and the game's own figures at every player
     count, marked when off parity; with --variant, the paired difference a card change makes."""
@@ -1117,6 +1137,10 @@ def balance_cmd(
         )  # fmt: skip
     except SimulationError as exc:
         usage_error(str(exc))
+    if out is not None:
+        from .site_balance import save_report
+
+        save_report(project, game, report, out)
     typer.echo(report.to_json() if as_json or fmt is TextFormat.json else report.report())
 
 

@@ -1,11 +1,27 @@
-"""The site's Bilanciamento pages: balance figures of many simulated games, charted as
-static SVG at build time (matplotlib), for every game that has a rules engine.
+"""The site's Bilanciamento pages: the balance report of a game at every player count it
+allows, with the strength of its agents, charted as static SVG at build time (matplotlib).
 
-Simulating is the slow part, so its figures are kept in build/balance/<slug>/ with a stamp
-of what they depend on (the game's cards, the engine code and the run's settings) and made
-again only when that changes; `cartiera build` runs it as a step of its own. A finished
-run is also kept in the render cache under its stamp, so projects that share one cache
-($CARTIERA_CACHE: clones, the test suite's copies) simulate the same figures once.
+Where the figures come from, in order:
+
+1. ``games/<slug>/balance.json``, a report made by ``cartiera balance SLUG --out
+   games/<slug>/balance.json`` (any agents, games, cluster: as long as a designer wants).
+   It is committed with the game; it records when it was made and the digests of the cards
+   and of the engine code it was computed for, and the page warns when either changed since.
+2. Otherwise the build plays the report itself: ``GAMES`` seeded games at every player
+   count with the strongest of the game's agents that a build can afford at every seat
+   (the strongest in the strength table below, leaving out the agents in ``SLOW``; the
+   search agent costs seconds a game and is always left to ``cartiera balance``).
+
+The strength table (each agent in one seat against random at the others, at the fewest
+players, seats rotated) is always played by the build: it is cheap, and tells which agent
+the figures come from.
+
+Simulating is the slow part, so the figures are kept in build/balance/<slug>/ with a stamp of
+what they depend on (the game's game.yaml and cards.yaml, the report file, the engine code,
+the run's settings; read as files: the stamp opens no database) and made again only when
+that changes; `cartiera build` runs it as a step of its own. A finished run is also kept in
+the render cache under its stamp, so projects that share one cache ($CARTIERA_CACHE:
+clones, the test suite's copies) simulate the same figures once.
 """
 
 from __future__ import annotations
@@ -15,33 +31,36 @@ import io
 import json
 import os
 import shutil
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
 from .engine.plugin import FigureTable
 from .output import atomic_write
 from .project import Project
 
-# Enough for intervals of a few points, little enough for a quick build; the tests use fewer.
+if TYPE_CHECKING:
+    from .balance import BalanceReport
+
+# Games at the fewest players (intervals of about seven points) and at every other count
+# (about ten): a quick build; the tests use fewer.
 GAMES = int(os.environ.get("CARTIERA_BALANCE_GAMES", "200"))
+MORE_PLAYERS_GAMES = max(4, GAMES // 2)
 SEED = 1
-AGENTS = "random"
+STRENGTH_GAMES = max(4, GAMES // 2)
+# Agents too slow to play every seat of a build's games (CPU per game with the agent at
+# every seat, measured 2026-12: Bless greedy 620 ms against 18 ms for random). They still
+# get a row in the strength table, on fewer games.
+SLOW = {"bless": {"greedy": max(4, GAMES // 20)}}
+REPORT_FILE = "balance.json"  # in games/<slug>/: a report the build reads instead
 WIDTH = 4.8  # inches: the charts' width
 _PACKAGE = Path(__file__).resolve().parent
-
-
-@dataclass(frozen=True)
-class Balance:
-    """One game's figures as the page shows them."""
-
-    slug: str
-    games: int
-    seed: int
-    agents: str
-    players: int | None
-    tables: list[FigureTable]
+MONTHS = (
+    "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno",
+    "luglio", "agosto", "settembre", "ottobre", "novembre", "dicembre",
+)  # fmt: skip
 
 
 def engine_slugs() -> list[str]:
@@ -54,27 +73,56 @@ def balance_dir(project: Project, slug: str) -> Path:
     return project.build_dir / "balance" / slug
 
 
-def stamp(project: Project, slug: str) -> str:
-    """What the figures depend on: the game's player counts and cards (game.yaml and
-    cards.yaml), the engine code, the run's settings."""
-    from .play import engine_input
+def report_path(project: Project, slug: str) -> Path:
+    """Where a report made by `cartiera balance --out` is read from."""
+    return project.games_dir / slug / REPORT_FILE
 
-    digest = hashlib.sha256(f"{slug}|{GAMES}|{SEED}|{AGENTS}".encode())
-    seats, records = engine_input(project, slug)
-    digest.update(repr(seats).encode())
-    for record in records:
-        digest.update(repr(record).encode())
+
+def _digest_paths(digest: Any, paths: Sequence[Path], root: Path) -> None:
+    for path in paths:
+        if path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+
+
+def _engine_code(slug: str) -> list[Path]:
     package = slug.replace("-", "_")
-    code = [
+    return [
         *sorted((_PACKAGE / "engine").rglob("*.py")),
         *sorted((_PACKAGE / "games" / package).rglob("*.py")),
         _PACKAGE / "simulate.py",
-        Path(__file__).resolve(),
+        _PACKAGE / "balance.py",
     ]
-    for path in code:
-        if path.is_file():
-            digest.update(path.relative_to(_PACKAGE).as_posix().encode())
-            digest.update(path.read_bytes())
+
+
+def engine_digest(slug: str) -> str:
+    """The version of the engine a report was computed with: a digest of the code that
+    plays and counts the game's games (the shared engine, the game's package, simulate and
+    balance)."""
+    digest = hashlib.sha256()
+    _digest_paths(digest, _engine_code(slug), _PACKAGE)
+    return digest.hexdigest()
+
+
+def save_report(project: Project, slug: str, report: BalanceReport, path: Path) -> None:
+    """Write `report` as the file the site reads: the report's JSON with when it was made
+    and the engine it was made with (the cards' digest is the report's own)."""
+    data = json.loads(report.to_json())
+    data["made"] = datetime.now(UTC).isoformat(timespec="seconds")
+    data["engine"] = engine_digest(slug)
+    atomic_write(path, (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode())
+
+
+def stamp(project: Project, slug: str) -> str:
+    """What the figures depend on, read as files (a no-op build opens no database for it):
+    the game's game.yaml and cards.yaml (its player counts and cards), the report file, the
+    engine code, this module and the run's settings."""
+    settings = f"{slug}|{GAMES}|{MORE_PLAYERS_GAMES}|{SEED}|{STRENGTH_GAMES}|{SLOW}"
+    digest = hashlib.sha256(settings.encode())
+    folder = project.games_dir / slug
+    sources = [folder / "game.yaml", folder / "cards.yaml", folder / REPORT_FILE]
+    _digest_paths(digest, sources, project.root)
+    _digest_paths(digest, [*_engine_code(slug), Path(__file__).resolve()], _PACKAGE)
     return digest.hexdigest()
 
 
@@ -88,38 +136,158 @@ def _stored(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def ensure_balance(project: Project, slug: str) -> Balance | str:
-    """The game's figures and charts, simulated again only when their stamp changed; or,
-    for an engine that cannot play yet, the one line that says why (kept with its stamp, so
-    it is tried again when the engine changes)."""
+def ensure_balance(project: Project, slug: str) -> dict[str, Any] | str:
+    """The game's figures (as figures.json keeps them) and charts, made again only when
+    their stamp changed; or, for an engine that cannot play yet, the one line that says why
+    (kept with its stamp, so it is tried again when the engine changes)."""
     folder = balance_dir(project, slug)
     wanted = stamp(project, slug)
     stored = folder / "figures.json"
     data = _stored(stored)
     if data is not None and data.get("stamp") == wanted:
-        return data["error"] if "error" in data else _from_json(data)
+        return str(data["error"]) if "error" in data else data
     folder.mkdir(parents=True, exist_ok=True)
     shared = _shared_dir(project, wanted)
     if (shared / "figures.json").is_file():  # another project sharing the cache made them
         for path in sorted(shared.iterdir()):
             atomic_write(folder / path.name, path.read_bytes())
-        return _from_json(json.loads(stored.read_text(encoding="utf-8")))
+        return dict(json.loads(stored.read_text(encoding="utf-8")))
     try:
-        balance = simulate_balance(project, slug)
+        data = make_figures(project, slug)
     except Exception as exc:  # an engine still being written must not stop the build
         error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         atomic_write(stored, json.dumps({"stamp": wanted, "error": error}).encode())
         return error
-    files = {}
-    for index, table in enumerate(balance.tables):
-        if chartable(table):
-            files[f"{index:02d}-{table.key}.svg"] = chart_svg(table, balance.players or 2)
-    data = {"stamp": wanted, **asdict(balance)}
+    data = {"stamp": wanted, **data}
+    files = {name: chart_svg(table, players) for name, table, players in charts(data)}
     files["figures.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
+    for old in folder.glob("*.svg"):  # the charts of another run
+        if old.name not in files:
+            old.unlink()
     for name, content in files.items():  # figures.json last: it says the folder is whole
         atomic_write(folder / name, content)
     _share(shared, files)
-    return balance
+    return data
+
+
+def make_figures(project: Project, slug: str) -> dict[str, Any]:
+    """The strength table, and the report: the game's report file when there is a good one,
+    else a run of `cartiera balance` at every player count with the strongest agent a build
+    can afford."""
+    from .engine.core import card_digest
+    from .play import engine_input, load_rules
+
+    rules = load_rules(project, slug)
+    seats, cards = engine_input(project, slug)
+    strength = strength_table(rules, slug, cards, seats.min)
+    found: dict[str, Any] = {
+        "strength": strength,
+        "cards_now": card_digest(cards),
+        "engine_now": engine_digest(slug),
+    }
+    path = report_path(project, slug)
+    if path.is_file():
+        read, problem = read_report(path, slug)
+        if read is not None:
+            return {**found, "source": "file", "file": project.rel(path), "report": read}
+        found["problem"] = f"{project.rel(path)}: {problem}; the build played its own games"
+    from .balance import balance
+
+    agent = build_agent(slug, strength)
+    report: dict[str, Any] = {}
+    for players in range(seats.min, seats.max + 1):
+        games = GAMES if players == seats.min else MORE_PLAYERS_GAMES
+        run = json.loads(balance(project, slug, games, SEED, players, agent).to_json())
+        report = {**run, "counts": report.get("counts", []) + run["counts"]}
+        report["games"] = GAMES
+    report["made"] = datetime.now(UTC).isoformat(timespec="seconds")
+    report["engine"] = found["engine_now"]
+    return {**found, "source": "build", "agent": agent, "report": report}
+
+
+def read_report(path: Path, slug: str) -> tuple[dict[str, Any] | None, str]:
+    """A report file's content, or None and what is wrong with it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return None, f"not a JSON report ({str(exc).splitlines()[0]})"
+    if not isinstance(data, dict) or data.get("game") != slug:
+        return None, f"not a balance report of {slug} (make it with `cartiera balance --out`)"
+    try:
+        for count in data["counts"]:
+            count_tables(count)
+            int(count["players"])
+        str(data["cards"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return None, f"an incomplete report ({type(exc).__name__}: {exc})"
+    if not data["counts"]:
+        return None, "a report with no player count"
+    return data, ""
+
+
+def strength_table(rules: Any, slug: str, cards: Sequence[Any], players: int) -> list[Any]:
+    """Each of the game's own agents in one seat against random at the others, at the
+    fewest players, seats rotated: its win rate, and the parity (the average seat's)."""
+    from .engine.registry import agent_names
+    from .simulate import make_setup, play_games, summarise
+
+    rows = []
+    for name in [a for a in agent_names(slug) if a not in ("random", "search")]:
+        games = SLOW.get(slug, {}).get(name, STRENGTH_GAMES)
+        setup = make_setup(rules, players, agents=",".join([name] + ["random"] * (players - 1)))
+        result = summarise(rules, setup, SEED, play_games(setup, cards, games, SEED))
+        parity = sum(seat["rate"] for seat in result.seats) / players
+        rows.append(
+            {
+                "agent": name,
+                "players": players,
+                "rate": result.agent_rates[name],
+                "parity": parity,
+                "slow": name in SLOW.get(slug, {}),
+            }
+        )
+    return rows
+
+
+def build_agent(slug: str, strength: Sequence[Mapping[str, Any]]) -> str:
+    """The strongest agent a build can afford at every seat: the one whose interval
+    against random lies highest above parity, random when none beats it."""
+    best, score = "random", 0.0
+    for row in strength:
+        edge = row["rate"]["low"] - row["parity"]
+        if not row["slow"] and edge > score:
+            best, score = row["agent"], edge
+    return best
+
+
+def count_tables(count: Mapping[str, Any]) -> list[FigureTable]:
+    """The tables of one player count of a report (its `simulation`), generic and own."""
+    sim = count["simulation"]
+    own = [
+        FigureTable(
+            t["key"],
+            t["title"],
+            tuple(t["columns"]),
+            tuple(tuple(row) for row in t["rows"]),
+            t.get("chart", ""),
+        )
+        for t in sim["tables"]
+    ]
+    result = SimpleNamespace(
+        seats=sim["seats"], teams=sim["teams"], how=sim["how"], turns=sim["turns"], tables=own
+    )
+    return figure_tables(result)
+
+
+def charts(data: Mapping[str, Any]) -> list[tuple[str, FigureTable, int]]:
+    """Every chart of a report: its file name, its table, the player count."""
+    found = []
+    for count in data["report"]["counts"]:
+        players = int(count["players"])
+        for index, table in enumerate(count_tables(count)):
+            if chartable(table):
+                found.append((f"{players}-{index:02d}-{table.key}.svg", table, players))
+    return found
 
 
 def _shared_dir(project: Project, wanted: str) -> Path:
@@ -143,18 +311,6 @@ def _share(shared: Path, files: dict[str, bytes]) -> None:
         tmp.rename(shared)
     except OSError:  # already there
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-def simulate_balance(project: Project, slug: str) -> Balance:
-    """One run with the settings `cartiera simulate SLUG --games N --seed S` uses by default
-    (the game's fewest players, the random agent at every seat), so the page can say how to
-    repeat it."""
-    from .play import load_rules
-    from .simulate import make_setup, simulate
-
-    setup = make_setup(load_rules(project, slug), agents=AGENTS)
-    result = simulate(project, slug, games=GAMES, seed=SEED, setup=setup)
-    return Balance(slug, result.games, result.seed, AGENTS, result.players, figure_tables(result))
 
 
 # A game's own table whose rows are these (its first column) replaces the generic one.
@@ -196,22 +352,6 @@ def _generic_tables(result: Any) -> list[FigureTable]:
         FigureTable("durata", "Durata delle partite", ("Turni", "Partite"), lengths, "histogram")
     )
     return tables
-
-
-def _from_json(data: dict[str, Any]) -> Balance:
-    tables = [
-        FigureTable(
-            t["key"],
-            t["title"],
-            tuple(t["columns"]),
-            tuple(tuple(row) for row in t["rows"]),
-            t.get("chart", ""),
-        )
-        for t in data["tables"]
-    ]
-    return Balance(
-        data["slug"], data["games"], data["seed"], data["agents"], data.get("players"), tables
-    )
 
 
 def is_rate(cell: Any) -> bool:
@@ -333,6 +473,130 @@ def cell_text(cell: Any) -> str:
     return str(cell)
 
 
+def percent(value: float, digits: int = 1) -> str:
+    """A share as an Italian percentage: 0.534 -> "53,4%"."""
+    return f"{value * 100:.{digits}f}%".replace(".", ",")
+
+
+def italian_date(stamp: str) -> str:
+    """An ISO time as Italian words: "4 dicembre 2026, 05:41 UTC"."""
+    try:
+        when = datetime.fromisoformat(stamp)
+    except (TypeError, ValueError):
+        return "data sconosciuta"
+    return f"{when.day} {MONTHS[when.month - 1]} {when.year}, {when:%H:%M} UTC"
+
+
+def _card_links(game: Any) -> dict[str, Any]:
+    """A figure's row label (a card's code, or a name only one card has) -> the card."""
+    found: dict[str, Any] = {}
+    names: dict[str, list[Any]] = {}
+    for card in getattr(game, "cards", []):
+        names.setdefault(str(card.name).casefold(), []).append(card)
+    for name, cards in names.items():
+        if len(cards) == 1:
+            found[name] = cards[0]
+    for card in getattr(game, "cards", []):
+        found[str(card.code).casefold()] = card
+    return found
+
+
+def _cell(text: str, href: str | None = None, mark: str = "") -> dict[str, Any]:
+    return {"text": text, "href": href, "mark": mark}
+
+
+def _count_view(
+    game: Any, count: Mapping[str, Any], folder: Path, source: Path, threshold: float
+) -> dict[str, Any]:
+    players = int(count["players"])
+    cards = _card_links(game)
+    flags: dict[tuple[str, str], Mapping[str, Any]] = {}
+    for flag in count.get("flags", []):
+        key, _, label = str(flag["figure"]).partition(": ")
+        flags[(flag["table"], label if flag["table"] != "posti" else key)] = flag
+    outliers = []
+    for flag in count.get("flags", []):
+        if flag["table"] == "posti":
+            label = str(flag["figure"]).capitalize()
+            card = None
+        else:
+            label = str(flag["figure"]).partition(": ")[2]
+            card = cards.get(label.casefold())
+        high = flag["rate"] > flag["parity"]
+        outliers.append(
+            {
+                "label": card.name if card is not None else label,
+                "href": f"carte/{card.code}.md" if card is not None else None,
+                "card": card is not None,
+                "text": cell_text(flag),
+                "parity": percent(flag["parity"]),
+                "direction": "sopra" if high else "sotto",
+                "mark": "▲" if high else "▼",
+            }
+        )
+    tables = []
+    for index, table in enumerate(count_tables(count)):
+        chart = None
+        if chartable(table):
+            name = f"{players}-{index:02d}-{table.key}.svg"
+            (folder / name).write_bytes((source / name).read_bytes())
+            chart = f"bilanciamento/{name}"
+        rows = []
+        for number, row in enumerate(table.rows, 1):
+            label = str(row[0])
+            where = (table.key, f"posto {number}" if table.key == "posti" else label)
+            flag = flags.get(where)
+            mark = ("▲" if flag["rate"] > flag["parity"] else "▼") if flag else ""
+            card = cards.get(label.casefold()) if table.key != "posti" else None
+            first = _cell(
+                card.name if card is not None else label,
+                f"carte/{card.code}.md" if card is not None else None,
+                mark,
+            )
+            rows.append([first, *(_cell(cell_text(c)) for c in row[1:])])
+        tables.append(
+            {
+                "title": table.title,
+                "columns": [_header(c) for c in table.columns],
+                "rows": rows,
+                "chart": chart,
+                "long": len(table.rows) > 12,
+            }
+        )
+    sim = count["simulation"]
+    agents = [str(a) for a in count.get("agents", sim.get("agents", []))]
+    return {
+        "players": players,
+        "games": int(sim["games"]),
+        "stopped": _stopped(sim),
+        "agents": agents,
+        "agents_text": agent_words(agents),
+        "outliers": outliers,
+        "card_outliers": [o for o in outliers if o["card"]],
+        "other_outliers": [o for o in outliers if not o["card"]],
+        "tables": tables,
+        "threshold": percent(threshold),
+    }
+
+
+def _stopped(sim: Mapping[str, Any]) -> int:
+    """How many games a safeguard cut short (counted apart from wins and draws), in either
+    shape a report may give it: a number, or a rate cell with its `n`."""
+    stopped = sim.get("stopped", 0)
+    if isinstance(stopped, dict):
+        return int(stopped.get("count", round(stopped.get("rate", 0) * sim["games"])))
+    return int(stopped or 0)
+
+
+def agent_words(agents: Sequence[str]) -> str:
+    """The seats' agents in words: "random a ogni posto", "search:200 al posto 1, random
+    agli altri" (before rotation: seats rotate from game to game)."""
+    if len(set(agents)) == 1:
+        return f"{agents[0]} a ogni posto" if agents else ""
+    parts = [f"{name} al posto {seat}" for seat, name in enumerate(agents, 1)]
+    return ", ".join(parts)
+
+
 def balance_page(
     project: Project, game: Any, folder: Path, warn: Callable[[str], None] | None = None
 ) -> dict[str, Any] | None:
@@ -340,33 +604,68 @@ def balance_page(
     with no engine, or (with a warning) one whose engine cannot play yet."""
     if game.slug not in engine_slugs():
         return None
-    balance = ensure_balance(project, game.slug)
-    if isinstance(balance, str):
+    data = ensure_balance(project, game.slug)
+    if isinstance(data, str):
         if warn:
-            warn(f"warning: {game.slug}: no Bilanciamento page, the simulation failed: {balance}")
+            warn(f"warning: {game.slug}: no Bilanciamento page, the simulation failed: {data}")
         return None
+    if warn and data.get("problem"):
+        warn(f"warning: {game.slug}: {data['problem']}")
     folder.mkdir(parents=True, exist_ok=True)
-    tables = []
-    for index, table in enumerate(balance.tables):
-        chart = None
-        if chartable(table):
-            name = f"{index:02d}-{table.key}.svg"
-            source = balance_dir(project, game.slug) / name
-            (folder / name).write_bytes(source.read_bytes())
-            chart = f"bilanciamento/{name}"
-        tables.append(
-            {
-                "title": table.title,
-                "columns": [_header(c) for c in table.columns],
-                "rows": [[cell_text(c) for c in row] for row in table.rows],
-                "chart": chart,
-                "long": len(table.rows) > 12,
-            }
+    report = data["report"]
+    threshold = float(report.get("threshold", 0.02))
+    source = balance_dir(project, game.slug)
+    counts = [_count_view(game, c, folder, source, threshold) for c in report["counts"]]
+    for count in counts:
+        count["command"] = (
+            f"cartiera balance {game.slug} --players {count['players']} --agents "
+            f"{data.get('agent')} --games {count['games']} --seed {report['seed']}"
         )
+    changed = []
+    if report.get("cards") != data.get("cards_now"):
+        changed.append("le carte")
+    if report.get("engine") != data.get("engine_now"):
+        changed.append("il motore delle regole")
+    strength = [
+        {
+            "agent": row["agent"],
+            "players": row["players"],
+            "rate": cell_text(row["rate"]),
+            "games": row["rate"]["n"] // 1,
+            "parity": percent(row["parity"]),
+            "used": data.get("source") == "build" and row["agent"] == data.get("agent"),
+        }
+        for row in data.get("strength", [])
+    ]
     return {
-        "games": balance.games,
-        "seed": balance.seed,
-        "agents": balance.agents,
-        "players": balance.players,
-        "tables": tables,
+        "source": data.get("source", "build"),
+        "file": data.get("file"),
+        "agent": data.get("agent"),
+        "made": italian_date(str(report.get("made", ""))),
+        "games": int(report["games"]),
+        "seed": report["seed"],
+        "threshold": percent(threshold),
+        "cards": str(report.get("cards", ""))[:12],
+        "engine": str(report.get("engine", ""))[:12],
+        "changed": " e ".join(changed),
+        "players": [c["players"] for c in counts],
+        "games_text": games_words(counts),
+        "counts": counts,
+        "strength": strength,
+        "slow": ", ".join(row["agent"] for row in data.get("strength", []) if row["slow"]),
+        "strength_games": STRENGTH_GAMES,
     }
+
+
+def games_words(counts: Sequence[Mapping[str, Any]]) -> str:
+    """How many games were played at which player counts, in words: "200 partite con 2
+    giocatori, 100 con 3, 4 e 5"."""
+    groups: dict[int, list[int]] = {}
+    for count in counts:
+        groups.setdefault(count["games"], []).append(count["players"])
+    parts = []
+    for games, players in groups.items():
+        listed = ", ".join(str(n) for n in players[:-1])
+        listed = f"{listed} e {players[-1]}" if listed else str(players[-1])
+        parts.append(f"{games} partite con {listed} giocatori")
+    return "; ".join(parts)

@@ -1,0 +1,167 @@
+"""The Bilanciamento pages (pipeline/site_balance.py, templates/site/balance.md.j2): every
+player count a game allows, the numbers of the report they were made from, outlier cards
+linked to their pages, the agents' strength, when and for which cards and engine; a report
+made by `cartiera balance --out` is published as it is, with a warning once it is stale."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pipeline.project import open_project
+
+SLUGS = ["bldng", "bless", "blitz", "mazzo", "samurai-sword"]
+MONTHS = "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre"
+
+
+def _rate(cell: dict[str, Any]) -> str:
+    """A rate as the page must write it, spelled out here rather than imported."""
+    text = f"{cell['rate'] * 100:.1f}% ({cell['low'] * 100:.1f}–{cell['high'] * 100:.1f}%, "
+    return (text + f"n = {cell['n']})").replace(".", ",")
+
+
+def _sections(page: str) -> dict[str, str]:
+    """The page's h2 sections by heading text, as plain text plus their links."""
+    parts = re.split(r"<h2[^>]*>", page)[1:]
+    found = {}
+    for part in parts:
+        heading, _, body = part.partition("</h2>")
+        found[html.unescape(re.sub(r"<[^>]+>", "", heading)).strip()] = body
+    return found
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def _players(project: Path, slug: str) -> list[int]:
+    game = yaml.safe_load((project / "games" / slug / "game.yaml").read_text("utf-8"))
+    return list(range(game["players"]["min"], game["players"]["max"] + 1))
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_page_shows_every_player_count_with_the_reports_numbers(
+    slug: str, session_site: Path, shared_project: Path
+) -> None:
+    figures = json.loads((shared_project / f"build/balance/{slug}/figures.json").read_text())
+    report = figures["report"]
+    page = (session_site / f"giochi/{slug}/bilanciamento/index.html").read_text("utf-8")
+    sections = _sections(page)
+    counts = {c["players"]: c for c in report["counts"]}
+    assert sorted(counts) == _players(shared_project, slug)  # every count, not the fewest
+    for players, count in counts.items():
+        body = sections[f"{players} giocatori"]
+        text = _text(body)
+        sim = count["simulation"]
+        assert f"{sim['games']} partite" in text
+        for cell in sim["seats"]:
+            assert _rate(cell) in text, (players, _rate(cell))
+        # every figure the report marks is on the page; a card's links to its page
+        links = _links(_cards(shared_project, slug))
+        for flag in count["flags"]:
+            assert _rate(flag) in text, flag
+            code = links.get(flag["figure"].partition(": ")[2].casefold())
+            if code is not None:
+                assert f'carte/{code}/"' in body, code
+        charts = re.findall(r'<img src="([^"]+\.svg)"', body)
+        assert charts and all(f"/{players}-" in c for c in charts)
+    intro = _text(page.split("<h2", 1)[0])
+    made = report["made"]
+    assert f"{int(made[8:10])} {MONTHS.split()[int(made[5:7]) - 1]} {made[:4]}" in intro
+    assert report["cards"][:12] in intro and report["engine"][:12] in intro
+    assert "Cifre da rifare" not in page  # the build's own run is always current
+    strength = _text(sections["Forza dei giocatori simulati"])
+    for row in figures["strength"]:
+        assert row["agent"] in strength and _rate(row["rate"]) in strength
+    if figures["agent"] != "random":
+        assert f"{figures['agent']} (usato qui)" in strength
+
+
+def _cards(project: Path, slug: str) -> list[dict[str, Any]]:
+    data = yaml.safe_load((project / "games" / slug / "cards.yaml").read_text("utf-8"))
+    return [{"code": c["id"], "name": c["name"]} for c in data["cards"]]
+
+
+def _links(cards: list[dict[str, Any]]) -> dict[str, str]:
+    """A row label -> the code of the card whose page it links to: its code, or its name
+    when no other card has that name."""
+    names = [c["name"].casefold() for c in cards]
+    found = {n: c["code"] for n, c in zip(names, cards, strict=True) if names.count(n) == 1}
+    return found | {c["code"]: c["code"] for c in cards}
+
+
+@pytest.fixture(scope="module")
+def own(built_copy: Any) -> Path:
+    return built_copy("site-balance")
+
+
+def _page(project: Path, slug: str, warnings: list[str]) -> str:
+    from pipeline.site import generate
+
+    generate(open_project(project), with_images=False, warn=warnings.append)
+    return (project / f"site/giochi/{slug}/bilanciamento.md").read_text("utf-8")
+
+
+def test_a_report_file_is_published_and_flagged_when_stale(cli: Any, own: Path) -> None:
+    path = own / "games/mazzo/balance.json"
+    run = cli(own, "balance", "mazzo", "--games", "12", "--agents", "bluffer", "--out", str(path))
+    assert run.exit_code == 0, run.output
+    data = json.loads(path.read_text("utf-8"))
+    assert data["game"] == "mazzo" and data["made"] and len(data["engine"]) == 64
+    warnings: list[str] = []
+    page = _page(own, "mazzo", warnings)
+    assert not warnings, warnings
+    assert "salvato in `games/mazzo/balance.json`" in page
+    (count,) = data["counts"]
+    for cell in count["simulation"]["seats"]:
+        assert _rate(cell) in page
+    assert "12 partite con 2 giocatori" in page and "Cifre da rifare" not in page
+    # a report made for other cards: published, with a warning that says what changed
+    data["cards"] = "0" * 64
+    path.write_text(json.dumps(data), "utf-8")
+    page = _page(own, "mazzo", warnings)
+    assert "Cifre da rifare" in page and "le carte" in page
+    assert "il motore delle regole" not in page.split("Cifre da rifare")[1].split("\n\n")[1]
+    assert _rate(count["simulation"]["seats"][0]) in page
+    # a broken one: one warning line, and the build plays its own games
+    path.write_text('{"game": "mazzo", "counts": [{"players": 2}]', "utf-8")
+    page = _page(own, "mazzo", warnings)
+    assert len(warnings) == 1 and "games/mazzo/balance.json: not a JSON report" in warnings[0]
+    assert "salvato in" not in page and "per ripeterle: `cartiera balance mazzo" in page
+
+
+def test_the_stamp_reads_files_and_opens_no_database(
+    own: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlalchemy
+
+    from pipeline import database
+    from pipeline.site_balance import stamp
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the stamp opened the database")
+
+    monkeypatch.setattr(database, "open_engine", refuse)
+    monkeypatch.setattr(sqlalchemy, "create_engine", refuse)
+    project = open_project(own)
+    before = stamp(project, "blitz")
+    assert stamp(project, "blitz") == before
+    cards = own / "games/blitz/cards.yaml"
+    text = cards.read_text("utf-8")
+    try:
+        cards.write_text(text + "\n", "utf-8")
+        assert stamp(project, "blitz") != before
+    finally:
+        cards.write_text(text, "utf-8")
+    (own / "games/blitz/balance.json").write_text("{}", "utf-8")
+    try:
+        assert stamp(project, "blitz") != before
+    finally:
+        (own / "games/blitz/balance.json").unlink()
+    assert stamp(project, "blitz") == before

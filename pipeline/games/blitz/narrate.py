@@ -165,10 +165,10 @@ class Narrator:
         }.get(how, how)
         if how == "interrotta":
             return (
-                "La partita si interrompe: dopo 60 turni a testa il mazzo è finito ma qualcuno "
-                "tiene ancora 3 o più carte che nessuno riesce a giocare, e per le regole non "
-                "finirebbe mai. Non ci sono vincitori; i punti sul tavolo, solo per memoria: "
-                f"{points}."
+                "La partita si interrompe dopo 60 turni a testa: nessuna regola l'ha chiusa "
+                "(di solito a mazzo finito qualcuno tiene 3 o più carte che nessuno riesce a "
+                "giocare) e il motore la ferma per sicurezza. Non ci sono vincitori; i punti "
+                f"sul tavolo, solo per memoria: {points}."
             )
         verdict = (
             "" if how in ("collezioni", "rush") else f"; {'vincono' if plural else 'vince'} {names}"

@@ -17,7 +17,7 @@ from . import figures as _figures
 from . import scenario
 from .cards import BldngCards
 from .narrate import narrate, position_lines
-from .state import SLUG, BldngState
+from .state import FREE, OPTION_NAMES, SLUG, BldngState
 
 
 class BldngRules:
@@ -27,7 +27,7 @@ class BldngRules:
     matches = None  # no game of matches
 
     def __init__(self, seats: Seats, cards: Sequence[CardRecord], digest: str):
-        self.info = GameInfo.of(SLUG, seats)
+        self.info = GameInfo.of(SLUG, seats, option_names=OPTION_NAMES)
         self.cards = BldngCards(cards)
         self.digest = digest
 
@@ -39,7 +39,7 @@ class BldngRules:
         chance: Chance | None = None,
     ) -> BldngState:
         players, options, chance = self.info.start(seed, players, options, chance)
-        state = BldngState(self.cards, players, chance)
+        state = BldngState(self.cards, players, chance, free=bool(options.get(FREE)))
         state.deal_new()
         return state
 
@@ -51,7 +51,7 @@ class BldngRules:
     def setup(
         self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
     ) -> BldngState:
-        self.info.players(players)
+        self.info.start(0, players, options, None)  # the player count and the option names
         return scenario.setup(self.cards, position, players, options)
 
     def parse_action(self, state: BldngState, spec: Mapping[str, Any]) -> Action:

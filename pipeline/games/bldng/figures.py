@@ -96,7 +96,7 @@ def invariants(cards: BldngCards, state: BldngState) -> list[str]:
         out.append(f"players do not hold one project each: {state.project}")
     owed = {t[1] for t in state.tasks if t[0] in ("discard", "excess", "pick")}
     for p in range(n):
-        if len(state.site[p]) > state.limit(p) and p not in owed:
+        if len(state.site[p]) > state.limit(p) + state.extra[p] and p not in owed:
             out.append(f"player {p + 1} holds more Forme than the limit and owes no discard")
         if not cards.forma_set.issuperset(state.site[p]):
             out.append(f"player {p + 1} has a card that is no Forma in the cantiere")

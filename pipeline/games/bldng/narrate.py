@@ -14,6 +14,7 @@ from pipeline.engine.core import Event
 from ...words import count
 from .cards import BldngCards, element_name
 from .scenario import BldngPosition
+from .state import ROUNDS
 
 REASONS = {
     "limite": "per restare nel limite",
@@ -71,9 +72,15 @@ def _sentence(rules: BldngCards, e: Event, players: int) -> str | None:
             note = " (in due non cambia nulla)" if players == 2 else ""
             return f"Il senso di gioco si inverte: ora è {way}{note}."
         case "end":
-            winner, _, card, jolly = a
+            winner, how, card, jolly = a
+            if how == "interrotta":
+                return (
+                    f"Dopo {ROUNDS} giri nessuno ha completato il progetto e il motore interrompe "
+                    "la partita: è una salvaguardia delle simulazioni, non una regola del gioco, "
+                    "quindi la partita resta senza risultato, né vittoria né pareggio."
+                )
             if winner < 0:
-                return "La partita si ferma senza un builder: è pari."
+                return "La partita finisce senza un builder: è pari."
             shown = f"mostra il progetto {name[card]} completo"
             values = "; ".join(f"{name[c]} vale {element_name(k)}" for c, k in jolly)
             return f"{player_name(winner)} {shown} e vince: è un builder!" + (

@@ -28,7 +28,7 @@ from pipeline.engine.scenario import (
 )
 
 from .cards import BldngCards, element_code
-from .state import EVENT_FIELDS, BldngState
+from .state import EVENT_FIELDS, FREE, BldngState
 
 
 class BldngSeat(Seat):
@@ -72,7 +72,7 @@ def setup(
     if missing:
         raise ScenarioError(f"seat {missing[0]} needs its project", ["seats"])
     seats = [spec.seats[p + 1] for p in range(players)]
-    state = BldngState(cards, players, Chance(0))
+    state = BldngState(cards, players, Chance(0), free=bool((options or {}).get(FREE)))
     free = {code: list(copies) for code, copies in cards.by_code.items()}
 
     def take(loc: list[str | int], code: str) -> int:

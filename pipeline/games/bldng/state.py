@@ -5,6 +5,10 @@ of tasks (the last one runs first): the turn's draw, the What happens it brings,
 they ask for. A task that needs a choice waits for an action; one with a single option is
 taken by the engine and is not an action. Players sit in clockwise order, player 1 starts and
 play goes clockwise until a Reverse (rulings bldng-primo-giocatore, bldng-destra).
+
+A card a player "needs" is one that makes the site cover more elements of the project (the
+Jolly matching of matching.py): the discard of 4.3 is a card the site can spare, the take of
+4.4 and the picks of 6.3 are cards the site needs, unless the option `scelte-libere` is on.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from .cards import BldngCards
 from .matching import match
 
 SLUG = "bldng"
-ROUNDS = 200  # a game with no builder after so many rounds is a draw (ruling bldng-stallo)
+ROUNDS = 200  # a safeguard, no rule: a game with no builder by then is stopped (bldng-stallo)
+FREE = "scelte-libere"  # the option: discard, take and pick any card (ruling bldng-scelte-libere)
+OPTION_NAMES = (FREE,)
 DECISIONS = ("main", "discard", "pick", "steal")
 EVENT_FIELDS: dict[str, list[str]] = {
     "chance": ["what", "outcome"],
@@ -60,6 +66,8 @@ class BldngState:
         "discard_by",
         "discard_turn",
         "dry_turn",
+        "extra",
+        "free",
         "keep",
         "known",
         "legal",
@@ -77,8 +85,9 @@ class BldngState:
         "turn",
     )
 
-    def __init__(self, cards: BldngCards, players: int, chance: Chance):
+    def __init__(self, cards: BldngCards, players: int, chance: Chance, free: bool = False):
         self.cards = cards
+        self.free = free  # the option scelte-libere: no "needed" in discards, takes, picks
         self.num_players = players
         self.chance = chance
         self.log: list[Event] = chance.log
@@ -88,6 +97,7 @@ class BldngState:
         self.project = [-1] * players
         self.site: list[list[int]] = [[] for _ in range(players)]  # the cantieri
         self.keep = [-1] * players  # the You can have up to 15 cards held, or -1
+        self.extra = [0] * players  # Forme a Steal lets a player hold over the limit (6.4)
         self.known = [[-1] * players for _ in range(players)]  # known[p][q]: q's project
         self.out: list[int] = []  # the link card, and cards a scenario leaves out
         self.resolving: list[int] = []  # What happens being applied or set aside
@@ -194,16 +204,42 @@ class BldngState:
         if kind == "main":
             return [("draw",), ("take",)]
         if kind == "discard":
-            return [("discard", c) for c in self._distinct(self.site[p])]
+            spare = self.site[p] if task[3] != "limite" else self.spare(p)
+            return [("discard", c) for c in self._distinct(spare)]
         if kind == "pick":
             target = task[2][0]
-            return [("pick", c) for c in self._distinct(self.site[target])] + [("pass",)]
+            if self.free:
+                return [("pick", c) for c in self._distinct(self.site[target])] + [("pass",)]
+            needed = [c for c in self.site[target] if self.needs(p, c)]
+            return [("pick", c) for c in self._distinct(needed)] or [("pass",)]
         shape = task[2]  # steal
         out = []
         for q in self.order(p)[1:]:
             plain = [c for c in self.site[q] if r.plain[c] and r.shape[c] == shape]
             out += [("steal", c) for c in self._distinct(plain)]
         return out
+
+    def needs(self, p: int, card: int) -> bool:
+        """Whether p needs the Forma `card`: with it the site covers more of the project."""
+        cards, site = self.cards, self.site[p]
+        return cards.covered(self.project[p], [*site, card]) > cards.covered(self.project[p], site)
+
+    def spare(self, p: int) -> list[int]:
+        """4.3: the cards of p's site it does not need, the ones whose loss leaves as many
+        elements covered (every card when the option scelte-libere is on, or when each one
+        is needed, which a discard over the limit never meets)."""
+        site = self.site[p]
+        if self.free:
+            return list(site)
+        cards, project = self.cards, self.project[p]
+        whole = cards.covered(project, site)
+        out = []
+        for c in self._distinct(site):
+            rest = list(site)
+            rest.remove(c)
+            if cards.covered(project, rest) == whole:
+                out += [x for x in site if cards.numbers[x] == cards.numbers[c]]
+        return out or list(site)
 
     def _decide(self, action: tuple[Any, ...]) -> None:
         task = self.tasks.pop()
@@ -215,7 +251,7 @@ class BldngState:
             card = self.discard.pop()
             self.site[p].append(card)
             self.log.append(Event("take", p, (card,)))
-            self.tasks.append(("excess", p))
+            self.tasks.append(("excess", p, 1))
             self._check_win([p])
         elif kind == "discard":
             self._discard(p, action[1], task[3])
@@ -232,10 +268,10 @@ class BldngState:
                 self.tasks.append(("discard", p, taken, "una-da-ognuno"))
             if kind == "pick":
                 self._check_win([p])
-        else:  # steal, 6.4
+        else:  # steal, 6.4: the card asks for no discard, even over the limit
             owner = next(q for q in range(self.num_players) if action[1] in self.site[q])
             self._move(action[1], owner, p, "steal")
-            self.tasks.append(("excess", p))
+            self.extra[p] = max(self.extra[p], len(self.site[p]) - self.limit(p))
             self._check_win([p])
 
     def _move(self, card: int, owner: int, p: int, how: str) -> None:
@@ -252,8 +288,8 @@ class BldngState:
     # -- 4: the turn ----------------------------------------------------------------------------
 
     def _task_turn(self) -> None:
-        if self.turn >= ROUNDS * self.num_players:
-            self._finish((), "stallo")
+        if self.turn >= ROUNDS * self.num_players:  # a safeguard of the engine, no rule
+            self._finish((), "interrotta", stopped=True)
             return
         p = self.player
         self.turn += 1
@@ -265,7 +301,8 @@ class BldngState:
             self._task_draw(p)
 
     def _can_take(self, p: int) -> bool:
-        """4.4: a Forma just discarded by the one who played before, once p has a full site."""
+        """4.4: a Forma just discarded by the one who played before, once p has a full site,
+        if p needs it."""
         r = self.cards
         return bool(
             self.discard
@@ -273,6 +310,7 @@ class BldngState:
             and self.discard_by == self.previous != p
             and self.discard_turn == self.turn - 1
             and len(self.site[p]) >= r.size[self.project[p]]
+            and (self.free or self.needs(p, self.discard[-1]))
         )
 
     def _task_end(self, p: int) -> None:
@@ -303,13 +341,21 @@ class BldngState:
             self.site[p].append(card)
             self.log.append(Event("draw", p, (card,)))
             self._check_win([p])
-            self._task_excess(p)
+            self._task_excess(p, 1)
         else:  # a What happens does not count as the turn's card: draw again after it
             self.resolving.append(card)
             self.tasks += [("draw", p), ("wh", p, card)]
 
-    def _task_excess(self, p: int) -> None:
+    def _task_excess(self, p: int, most: int = 0) -> None:
+        """4.3: after a draw or a take, one card over the limit goes (`most` 1), and a player
+        a Steal left over the limit stays as far over; 4.7: after a change of project, every
+        card over the new limit (`most` 0)."""
         over = len(self.site[p]) - self.limit(p)
+        if most:
+            self.extra[p] = max(0, min(self.extra[p], over - most))
+            over = min(over, most)
+        else:
+            self.extra[p] = 0
         if over > 0:
             self.tasks.append(("discard", p, over, "limite"))
 
@@ -330,8 +376,12 @@ class BldngState:
         if effect == "salta-turno":  # 6.9: no more draws, no discard
             self.tasks = [t for t in self.tasks if t != ("draw", p)]
             self.log.append(Event("skip", p))
-        elif effect == "una-da-ognuno":
-            targets = tuple(q for q in self.order(p)[1:] if self.site[q])
+        elif effect == "una-da-ognuno":  # 6.3: a card p needs from each player who has one
+            targets = tuple(
+                q
+                for q in self.order(p)[1:]
+                if any(self.free or self.needs(p, c) for c in self.site[q])
+            )
             if targets:
                 self.tasks.append(("pick", p, targets, 0))
             else:
@@ -361,9 +411,10 @@ class BldngState:
                 self.tasks.append(("discard", p, self.cards.count[card], "restituisci"))
 
     def _take_cards(self, p: int, card: int) -> None:
-        """6.2: draw the card's count, discard as many Forme as came; other What happens
-        drawn meanwhile wait until this one is done."""
-        drawn, aside = 0, []
+        """6.2: draw the card's count and discard as many Forme (all of them when the site
+        holds fewer), even when What happens came among the cards drawn; those wait until
+        this one is done."""
+        aside = []
         for _ in range(self.cards.count[card]):
             c = self._draw_card()
             if c < 0:
@@ -371,14 +422,17 @@ class BldngState:
             if self.cards.is_forma[c]:
                 self.site[p].append(c)
                 self.log.append(Event("draw", p, (c,)))
-                drawn += 1
             else:
                 self.resolving.append(c)
                 aside.append(c)
         self.tasks += [("wh", p, c) for c in reversed(aside)]
         self.tasks.append(("whdone", p, card))
-        if drawn:
-            self.tasks.append(("discard", p, drawn, "pesca-e-scarta"))
+        owed = self.cards.count[card]
+        if owed >= len(self.site[p]):  # no choice: every card goes
+            for c in sorted(self.site[p]):
+                self._discard(p, c, "pesca-e-scarta")
+        else:
+            self.tasks.append(("discard", p, owed, "pesca-e-scarta"))
         self._check_win([p])
 
     def _shift(self, p: int) -> None:
@@ -408,9 +462,10 @@ class BldngState:
             winner = next(q for q in self.order(self.player) if q in done)
             self._finish((winner,), "progetto")
 
-    def _finish(self, winners: tuple[int, ...], how: str) -> None:
-        """The end; a builder shows the project and says what each Jolly stands for (5.2)."""
-        self.result = Outcome(winners, how)
+    def _finish(self, winners: tuple[int, ...], how: str, stopped: bool = False) -> None:
+        """The end; a builder shows the project and says what each Jolly stands for (5.2).
+        A `stopped` game was cut short by the engine's safeguard: no result."""
+        self.result = Outcome(winners, how, stopped=stopped)
         card = -1
         jolly: tuple[tuple[int, int], ...] = ()
         if winners:
@@ -491,6 +546,7 @@ class BldngState:
         copy.project = list(self.project)
         copy.site = [list(s) for s in self.site]
         copy.keep = list(self.keep)
+        copy.extra = list(self.extra)
         copy.known = [list(k) for k in self.known]
         copy.out = list(self.out)
         copy.resolving = list(self.resolving)
@@ -498,7 +554,7 @@ class BldngState:
         copy.legal = self.legal
         for name in (
             "direction", "player", "previous", "turn", "discard_by", "discard_turn", "dry_turn",
-            "result",
+            "result", "free",
         ):  # fmt: skip
             setattr(copy, name, getattr(self, name))
         return copy

@@ -130,7 +130,8 @@ def reference() -> Path:
 # How the tests share the two pytest-xdist workers (--dist loadgroup): the tests of one
 # file form one group, so they run on one worker and its module fixtures are made once;
 # the files that read the session's site form one group, so the site is built once per
-# run; a test marked xdist_group (the conformance runs) keeps its own group. Workers take
+# run; the two files that start a PostgreSQL server form one, so it is started once per run;
+# a test marked xdist_group (the conformance runs) keeps its own group. Workers take
 # groups in this order: the longest first, so the two finish close together (a scheduling
 # hint only: a group out of place costs time, never a result).
 SITE_GROUP = (
@@ -140,13 +141,14 @@ SITE_GROUP = (
     "test_visible_text.py",
     "test_screenshots.py",
 )
+POSTGRES_GROUP = ("test_postgres.py", "test_team_postgres.py")
 LONGEST_FIRST = (
     "site",
     "test_rulebook.py",
     "test_print_defects.py",
     "test_print_layouts.py",
     "test_engine_random_games.py",
-    "test_postgres.py",
+    "postgres",
     "test_new.py",
 )
 
@@ -156,11 +158,10 @@ LONGEST_FIRST = (
 # hundreds of games, and takes tens of seconds.
 SLOW = (
     *SITE_GROUP,
-    *LONGEST_FIRST[1:],
+    *POSTGRES_GROUP,
+    *(name for name in LONGEST_FIRST if name.endswith(".py")),
     "test_preview.py",
     "test_cluster.py",
-    "test_team_postgres.py",
-    "test_visible_text.py",
 )
 
 
@@ -168,7 +169,9 @@ def _group(item: pytest.Item) -> str:
     mark = item.get_closest_marker("xdist_group")
     if mark is not None:
         return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-    return "site" if item.path.name in SITE_GROUP else item.path.name
+    if item.path.name in SITE_GROUP:
+        return "site"
+    return "postgres" if item.path.name in POSTGRES_GROUP else item.path.name
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks

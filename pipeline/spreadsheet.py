@@ -1,13 +1,13 @@
 """Spreadsheet round trip: export a game's cards as CSV/JSON, import an edited CSV back.
 
-Columns are the game's SQL view's. Import rewrites games/<slug>/cards.yaml in place with
-ruamel.yaml, so comments and layout of untouched cards survive, and writes nothing unless
-the whole game validates with the new cards.
+Columns are the game's SQL view's. Import rewrites games/<slug>/cards.yaml in place
+(yamlfile.replace_items: untouched cards keep their text, comments and layout, changed
+ones are written as ruamel writes them), and writes nothing unless the whole game
+validates with the new cards.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import re
 import shutil
@@ -27,7 +27,7 @@ from .output import atomic_write
 from .problems import Problem, SourceError, SourceErrors
 from .project import Project
 from .tables import Rows, read_table, write_table
-from .yamlfile import YamlTooLarge, plain, read_yaml, remember_tree, round_trip_yaml
+from .yamlfile import Item, YamlTooLarge, plain, read_yaml, remember_tree, replace_items
 
 ExportFormat = Literal["csv", "json", "xlsx", "ods"]
 # 5, 5,0 and 5.0 are all 5 (Excel's decimal comma); 18 digits at most, as the database
@@ -89,10 +89,8 @@ def import_csv(
     # No disk cache: its trees keep lines but not comments and styles, and this one is
     # written back.
     doc = read_yaml(cards_path, project.rel(cards_path), slug)
-    changed = _apply(doc.tree, rows, loaded, shown)
-    stream = io.StringIO()
-    round_trip_yaml().dump(doc.tree, stream)
-    new_text = stream.getvalue()
+    changed, items = _apply(doc.tree, rows, loaded, shown)
+    new_text = replace_items(doc.text, doc.tree, "cards", items)
     remember_tree(new_text, doc.tree)
     _validate_candidate(project, slug, new_text, rows, shown)
     atomic_write(cards_path, new_text.encode("utf-8"))
@@ -136,18 +134,19 @@ def _check_cells(header: list[str], rows: Rows, shown: str, loaded: LoadedGame) 
     game = loaded.game
     assert game is not None
     numbers = {"number", "copies", *(k for k, a in game.attributes.items() if a.type == "int")}
+    enums = {k: a for k, a in game.attributes.items() if a.type == "enum" and a.values}
+    # only the columns with a check, each once per row (a 100,000-row table)
+    checked = [(i, n, n in numbers, enums.get(n)) for i, n in enumerate(header, start=1)]
+    checked = [c for c in checked if c[2] or c[3] is not None]
     problems = []
     for line, row in rows:
-        for index, name in enumerate(header, start=1):
+        for index, name, number, attr in checked:
             cell = row.get(name, "").strip()
-            where: dict[str, Any] = {
-                "file": shown,
-                "line": line,
-                "column": index,
-                "game": loaded.slug,
-                "card": row.get("code") or None,
-            }
-            if name in numbers and cell:
+            if not cell:
+                continue
+            where: dict[str, Any] = {"file": shown, "line": line, "column": index}
+            where.update(game=loaded.slug, card=row.get("code") or None)
+            if number:
                 if WHOLE.fullmatch(cell) is None:
                     message = (
                         f"column {name}: '{cell[:40]}' is not a whole number of 18 digits or fewer"
@@ -155,8 +154,7 @@ def _check_cells(header: list[str], rows: Rows, shown: str, loaded: LoadedGame) 
                     problems.append(Problem("error", message, hint="write e.g. 5", **where))
                     continue
                 row[name] = whole_number(cell)
-            attr = game.attributes.get(name)
-            if attr is not None and attr.type == "enum" and attr.values and cell:
+            if attr is not None and attr.values:
                 values = gamespec.from_cell(attr, cell)
                 for value in values if isinstance(values, list) else [values]:
                     if value not in attr.values:
@@ -234,16 +232,17 @@ def _card_fields(row: dict[str, str], loaded: LoadedGame, line: int, shown: str)
     }
 
 
-def _apply(tree: Any, rows: Rows, loaded: LoadedGame, shown: str) -> int:
-    """Update cards.yaml's tree from the rows; only what differs is touched."""
+def _apply(tree: Any, rows: Rows, loaded: LoadedGame, shown: str) -> tuple[int, list[Item]]:
+    """The cards of cards.yaml's tree updated from the rows (only what differs is
+    touched), in the rows' order, and how many cards changed or went."""
     game = loaded.game
     assert game is not None
     first_deck = next(iter(game.decks))
     entries = tree["cards"]
-    by_id = {str(entry.get("id")): entry for entry in entries}
+    by_id = {str(entry.get("id")): (index, entry) for index, entry in enumerate(entries)}
     seen: set[str] = set()
     changed = 0
-    new_entries = []
+    items: list[Item] = []
     for line, row in rows:
         fields = _card_fields(row, loaded, line, shown)
         card_id = fields["id"]
@@ -259,10 +258,8 @@ def _apply(tree: Any, rows: Rows, loaded: LoadedGame, shown: str) -> int:
                 )
             )
         seen.add(card_id)
-        entry = by_id.get(card_id)
-        is_new = entry is None
-        if entry is None:
-            entry = CommentedMap()
+        origin, entry = by_id.get(card_id, (None, None))
+        old = entry if entry is not None else {}
         deck = fields["deck"] or first_deck
         deck_status = game.decks[deck].status if deck in game.decks else None
         wanted: dict[str, Any] = {
@@ -270,29 +267,32 @@ def _apply(tree: Any, rows: Rows, loaded: LoadedGame, shown: str) -> int:
             "id": card_id,
             "name": fields["name"],
             "kind": fields["kind"],
-            "copies": fields["copies"] if fields["copies"] != 1 or "copies" in entry else None,
-            "deck": fields["deck"] if deck != first_deck or "deck" in entry else None,
+            "copies": fields["copies"] if fields["copies"] != 1 or "copies" in old else None,
+            "deck": fields["deck"] if deck != first_deck or "deck" in old else None,
             "status": fields["status"]
-            if fields["status"] != deck_status or "status" in entry
+            if fields["status"] != deck_status or "status" in old
             else None,
             "attributes": fields["attributes"],
             "text": fields["text"],
             "data": fields["data"],
             "note": fields["note"],
         }
-        if _update(entry, wanted) or is_new:
-            changed += 1
-        new_entries.append(entry)
+        if entry is None:  # a new card: its fields as they come, as plain data (a tenth of
+            # the time of a CommentedMap, and written the same)
+            entry = {k: v for k, v in wanted.items() if v is not None and v != {}}
+            touched = True
+        else:
+            touched = _update(entry, wanted)
+        changed += touched
+        items.append(Item(entry, origin, touched))
     removed = len([e for e in entries if str(e.get("id")) not in seen])
-    entries[:] = new_entries
-    return changed + removed
+    return changed + removed, items
 
 
 def _update(entry: CommentedMap, wanted: dict[str, Any]) -> bool:
     """Set each wanted field whose value differs; keep the rest of the node as it is."""
     touched = False
     for key, value in wanted.items():
-        current = plain(entry.get(key)) if key in entry else None
         if key in ("attributes", "text") and key in entry:
             touched |= _update_map(entry[key], value)
             continue
@@ -300,7 +300,7 @@ def _update(entry: CommentedMap, wanted: dict[str, Any]) -> bool:
             if key in entry:
                 del entry[key]
                 touched = True
-        elif current != value:
+        elif key not in entry or plain(entry[key]) != value:
             entry[key] = value
             touched = True
     return touched

@@ -9,7 +9,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import GAMES
+from conftest import GAMES, ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ruamel.yaml.comments import CommentedMap
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
+
+from pipeline import yamlfile
+from pipeline.yamlfile import Item, plain, read_yaml, replace_items, round_trip_yaml
 
 
 def _sources(project: Path) -> dict[str, bytes]:
@@ -116,3 +123,99 @@ def test_removed_row_removes_the_card(built: Path, cli, tmp_path: Path) -> None:
     # the deck total no longer matches, so the import is refused as a whole
     assert run.exit_code == 1
     assert "expected" in run.stderr
+
+
+# --- the fast writer of cards.yaml (yamlfile.replace_items) -----------------------------
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_rewritten_cards_are_the_bytes_ruamel_writes(slug: str) -> None:
+    """Every card of every game written again, by the fast emitter where it can and ruamel
+    where it cannot: the whole file as ruamel writes it; untouched: the file itself."""
+    path = ROOT / "games" / slug / "cards.yaml"
+    text = path.read_text(encoding="utf-8")
+    for changed in (True, False):
+        doc = read_yaml(path, path.name)
+        items = [Item(node, i, changed) for i, node in enumerate(doc.tree["cards"])]
+        assert replace_items(text, doc.tree, "cards", items) == text
+    fast = 0
+    for node in read_yaml(path, path.name).tree["cards"]:
+        out: list[str] = []
+        try:
+            yamlfile._block_map(node, 4, out, "  - ")
+        except yamlfile._NotFast:
+            continue
+        fast += 1
+        assert "".join(out) == yamlfile._item_by_ruamel(round_trip_yaml(), "cards", node)
+    assert fast > 0
+
+
+COMMENTED = """\
+# le carte
+cards:
+  # prima
+  - number: 1
+    id: a  # fine riga
+    attributes: {v: 1, w: "x"}
+  # tra le carte
+  - number: 2
+    id: b
+    name: 'Bi'
+  - number: 3
+    id: c
+"""
+
+
+def test_comments_order_and_quotes_survive_a_rewrite(tmp_path: Path) -> None:
+    path = tmp_path / "cards.yaml"
+    path.write_text(COMMENTED, encoding="utf-8")
+    doc = read_yaml(path, path.name)
+    a, b, c = doc.tree["cards"]
+    b["kind"] = "nuovo"
+    new = {"number": 4, "id": "d", "name": "Quattro: sì", "attributes": {"v": 2}}
+    items = [Item(c, 2, False), Item(b, 1, True), Item(a, 0, False), Item(new, None, True)]
+    text = replace_items(COMMENTED, doc.tree, "cards", items)
+    assert text == (
+        "# le carte\ncards:\n  # prima\n"
+        "  - number: 3\n    id: c\n"
+        "  - number: 2\n    id: b\n    name: 'Bi'\n    kind: nuovo\n"
+        '  - number: 1\n    id: a  # fine riga\n    attributes: {v: 1, w: "x"}\n  # tra le carte\n'
+        "  - number: 4\n    id: d\n    name: 'Quattro: sì'\n    attributes:\n      v: 2\n"
+    )
+    assert plain(round_trip_yaml().load(text)) == plain(doc.tree)
+
+
+scalars = st.one_of(
+    st.integers(-(10**20), 10**20),
+    st.booleans(),
+    st.text(max_size=12),
+    st.sampled_from(["no", "~", "1e3", "a: b", "- x", "#", "«bis»", "l'ultima", "x,y", "null"]),
+    st.text(max_size=8).map(DoubleQuotedScalarString),
+    st.text(max_size=8).map(SingleQuotedScalarString),
+)
+keys = st.text(alphabet="abcdeéz_-: 1", min_size=1, max_size=6)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(card=st.dictionaries(keys, values, min_size=1, max_size=5), flow=st.booleans())
+def test_the_fast_emitter_writes_what_ruamel_writes_or_steps_aside(
+    card: dict[str, object], flow: bool
+) -> None:
+    node = CommentedMap()
+    for key, value in card.items():
+        if isinstance(value, dict):
+            value = CommentedMap(value)
+            if flow:
+                value.fa.set_flow_style()
+        node[key] = value
+    out: list[str] = []
+    try:
+        yamlfile._block_map(node, 4, out, "  - ")
+    except yamlfile._NotFast:
+        return
+    assert "".join(out) == yamlfile._item_by_ruamel(round_trip_yaml(), "cards", node)

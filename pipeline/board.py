@@ -16,6 +16,7 @@ image), so a long game stays light. Which keys of the view are hidden from a spe
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import io
 import json
@@ -24,12 +25,23 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .engine.core import Chance, Replay, ReplayError, State, _expanded_all, play_replay
+from .catalog import GameInfo
+from .engine.core import (
+    CardRecord,
+    Chance,
+    Replay,
+    ReplayError,
+    State,
+    _expanded_all,
+    card_digest,
+    play_replay,
+)
 from .engine.plugin import Engine
 from .markup import terminal_text
 from .problems import Problem, SourceError
@@ -39,6 +51,7 @@ ASSETS = ("board.js", "board.css")  # templates/board/ -> the site's generated a
 SITE_ASSETS = "giochi/tavolo"  # their folder in the site's docs (a generated part)
 THUMB_WIDTH = 180  # px of a card image embedded in a replay page
 SAMPLE_SEED = 7  # the site's sample games: the same game on every build
+SAMPLE_TRIES, SAMPLE_MIN_STEPS = 10, 20  # the first of these seeds whose game is this long
 
 
 @dataclass
@@ -63,8 +76,22 @@ class Board:
             "etichette": labels["labels"],
             "nascoste": labels["hidden"],
             "pubblici": labels["shown_values"],
-            "passi": self.frames,
+            "passi": _deltas(self.frames),
         }
+
+
+def _deltas(frames: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The frames as written: a seat's key or a pile that did not change since the frame
+    before is left out (the viewer carries it forward), so a long game stays light."""
+    out = [dict(frames[0])] if frames else []
+    for before, frame in pairwise(frames):
+        seats = [
+            {k: v for k, v in seat.items() if k not in old or old[k] != v}
+            for seat, old in zip(frame["posti"], before["posti"], strict=True)
+        ]
+        piles = {k: v for k, v in frame["pile"].items() if before["pile"].get(k) != v}
+        out.append({**frame, "posti": seats, "pile": piles})
+    return out
 
 
 @cache
@@ -170,10 +197,17 @@ def _changes(before: dict[str, Any] | None, now: dict[str, Any]) -> tuple[list[s
     return changed, arrived
 
 
-def _names(rules: Engine[Any], project: Project, slug: str) -> dict[str, str]:
-    from .play import card_records
+_NAMES: dict[str, dict[str, str]] = {}
 
-    return {c.code: c.name for c in card_records(project, slug)}
+
+def _names(rules: Engine[Any], project: Project, slug: str) -> dict[str, str]:
+    """Card code -> name of the rules' cards (read once per card set: `rules.digest`)."""
+    found = _NAMES.get(rules.digest)
+    if found is None:
+        from .play import card_records
+
+        found = _NAMES[rules.digest] = {c.code: c.name for c in card_records(project, slug)}
+    return found
 
 
 # -- the three sources of frames -------------------------------------------------------
@@ -223,25 +257,35 @@ def replay_board(project: Project, replay: Replay, title: str) -> Board:
     return board
 
 
-def sample_board(project: Project, slug: str, players: int, seed: int = SAMPLE_SEED) -> Board:
+def sample_board(
+    project: Project,
+    slug: str,
+    players: int,
+    seed: int = SAMPLE_SEED,
+    rules: Engine[Any] | None = None,
+) -> Board:
     """One whole game between the game's own agent (the first after random and search),
     for the site: the same seed gives the same game on every build."""
     from .engine import registry
     from .play import load_rules
 
-    rules = load_rules(project, slug)
+    rules = rules or load_rules(project, slug)
     names = registry.agent_names(slug)
     agent_name = names[2] if len(names) > 2 else "random"
-    agents = [registry.make_agent(slug, agent_name, seed * 100 + p) for p in range(players)]
-    state = rules.new_game(seed, players)
-    title = f"Una partita a {players} giocatori"
-    board = Board(slug, title, players)
-    recorder = Recorder(rules, board, _names(rules, project, slug))
-    recorder.snap(state)
-    while not state.is_terminal():
-        actor = state.current_player()
-        state.apply(agents[actor].act(state))
-        recorder.snap(state, actor + 1)
+    cards = _names(rules, project, slug)
+    board = Board(slug, "", players)
+    for tried in range(seed, seed + SAMPLE_TRIES):  # a game long enough to show the game
+        agents = [registry.make_agent(slug, agent_name, tried * 100 + p) for p in range(players)]
+        state = rules.new_game(tried, players)
+        board = Board(slug, f"Una partita a {players} giocatori", players)
+        recorder = Recorder(rules, board, cards)
+        recorder.snap(state)
+        while not state.is_terminal():
+            actor = state.current_player()
+            state.apply(agents[actor].act(state))
+            recorder.snap(state, actor + 1)
+        if len(board.frames) > SAMPLE_MIN_STEPS:
+            break
     return board
 
 
@@ -384,13 +428,26 @@ def write_replay_html(project: Project, path: Path, out: Path) -> Board:
 
 
 def example_boards(
-    project: Project, slug: str, codes: Sequence[str], images: Mapping[str, tuple[str, str]]
+    project: Project, game: GameInfo, codes: Sequence[str], folder: Path
 ) -> dict[str, str]:
-    """Each stored worked example's board as site HTML, by example code."""
+    """Each stored worked example's board as site HTML, by example code (`folder`: the
+    game's folder of the site, whose img/ the boards show)."""
     from .engine import registry
+    from .examples import examples_dir
     from .play import load_rules
 
-    if not codes or slug not in registry.engine_slugs():
+    slug = game.slug
+    if not codes:
+        return {}
+    images = site_manifest(folder / "img")
+    sources = [
+        (examples_dir(project, slug) / f"{code}.yaml").read_bytes() for code in sorted(codes)
+    ]
+    key = _cache_key(project, game, "esempi", images, *sources)
+    cached = _cached(project, key)
+    if cached is not None:
+        return dict(json.loads(cached))
+    if slug not in registry.engine_slugs():
         return {}
     rules = load_rules(project, slug)
     base = _base_image(images)
@@ -399,7 +456,97 @@ def example_boards(
         board = example_board(project, slug, code, rules)
         site_images(board, images)
         out[code] = site_html(project, board, f"tavolo-{code}", base)
+    _keep(project, key, json.dumps(out, ensure_ascii=False))
     return out
+
+
+def _cache_key(project: Project, game: GameInfo, kind: str, *parts: Any) -> str:
+    """What a board on the site depends on: the game's cards, the sources given, the
+    images, and the code and templates that make frames (any change: made again)."""
+    cards = [
+        CardRecord(c.number, c.code, c.name, c.kind, c.copies, c.deck, c.status,
+                   c.attributes, c.texts, c.data)
+        for c in game.cards
+    ]  # fmt: skip
+    digest = hashlib.sha256(f"{game.slug}|{kind}|{SAMPLE_SEED}|{game.players}".encode())
+    digest.update(card_digest(cards).encode())
+    for part in parts:
+        digest.update(part if isinstance(part, bytes) else json.dumps(part).encode())
+    digest.update(_code_digest(project.templates_dir))
+    return digest.hexdigest()[:32]
+
+
+@cache
+def _code_digest(templates: Path) -> bytes:
+    """The package's Python sources (engines, narration, this module) and the board's
+    templates, as one digest: read once per process."""
+    digest = hashlib.sha256()
+    package = Path(__file__).parent
+    for path in sorted([*package.rglob("*.py"), *(templates / "board").glob("*")]):
+        digest.update(str(path.relative_to(path.parents[1])).encode())
+        digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def _cached(project: Project, key: str) -> str | None:
+    path = project.cache_dir / "board" / f"{key}.json"
+    return path.read_text(encoding="utf-8") if path.exists() else None
+
+
+def _keep(project: Project, key: str, text: str) -> None:
+    from .output import atomic_write
+
+    atomic_write(project.cache_dir / "board" / f"{key}.json", text.encode("utf-8"))
+
+
+def sample_page(project: Project, game: GameInfo, folder: Path) -> str | None:
+    """The site's page of sample games (partita.md), one per player count; None for a game
+    without a rules engine."""
+    from .engine import registry
+
+    slug = game.slug
+    images = site_manifest(folder / "img")
+    players = range(game.players_min, game.players_max + 1)
+    key = _cache_key(project, game, "partite", images, game.name, list(players))
+    cached = _cached(project, key)
+    if cached is not None:
+        page: str | None = json.loads(cached)
+        return page
+    if slug not in registry.engine_slugs():
+        _keep(project, key, "null")
+        return None
+    title = f"Partite di esempio di {game.name}"
+    lines = [
+        "---",
+        f"title: {json.dumps(title, ensure_ascii=False)}",
+        "---",
+        "",
+        f"# {_md(title)}",
+        "",
+        "Partite intere giocate dal motore delle regole, con i giocatori automatici del "
+        "progetto al posto delle persone: si scorrono passo per passo con i pulsanti, con le "
+        "frecce della tastiera o con il cursore, e ogni passo ha il suo link. Sotto ogni "
+        "tavolo c'è la cronaca completa della partita.",
+        "",
+    ]
+    for board, html_line in sample_boards(project, slug, players, images):
+        count = board.players
+        lines += [f"## A {count} giocatori {{ #partita-a-{count} }}", "", html_line, ""]
+        lines += ["**Cronaca della partita**", ""]
+        for number, frame in enumerate(board.frames[1:], 1):
+            text = " ".join(frame["testo"]) or "Nessun evento da raccontare."
+            lines.append(f"{number}. {_md(text)}")
+        lines.append("")
+    made = "\n".join(lines)
+    _keep(project, key, json.dumps(made, ensure_ascii=False))
+    return made
+
+
+def _md(text: str) -> str:
+    """Plain text inside Markdown: no markup, no raw HTML."""
+    from .markup import escape_html, escape_markdown
+
+    return escape_markdown(escape_html(text))
 
 
 def sample_boards(
@@ -407,8 +554,11 @@ def sample_boards(
 ) -> list[tuple[Board, str]]:
     """The site's sample games (one per player count asked), with their site HTML."""
     out = []
+    from .play import load_rules
+
+    rules = load_rules(project, slug)
     for count in players:
-        board = sample_board(project, slug, count)
+        board = sample_board(project, slug, count, rules=rules)
         site_images(board, images)
         out.append((board, site_html(project, board, f"partita-{count}", _base_image(images))))
     return out
@@ -416,3 +566,13 @@ def sample_boards(
 
 def _base_image(images: Mapping[str, tuple[str, str]]) -> str | None:
     return next((back for _, back in images.values() if back), None)
+
+
+def site_manifest(folder: Path) -> dict[str, tuple[str, str]]:
+    """Card code -> (face, back) file names of the site's images in `folder` (empty when
+    the site is built without images: the board then names the cards)."""
+    path = folder / "manifest.json"
+    if not path.exists():
+        return {}
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    return {c["code"]: (c["front"], c["back"]) for c in manifest["cards"]}

@@ -30,7 +30,7 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from . import gamespec
+from . import board, gamespec
 from .artifacts import OFFLINE_ZIP, artifacts
 from .catalog import AttributeInfo, CardInfo, GameInfo, game_slugs, read_game
 from .database import open_engine
@@ -82,6 +82,7 @@ PAGES = [
     ("carte.md", "Carte"),
     ("tabella.md", "Tabella delle carte"),
     ("esempi.md", "Esempi"),
+    ("partita.md", "Partite di esempio"),
     ("bilanciamento.md", "Bilanciamento"),
     ("scarica.md", "Scarica"),
 ]
@@ -158,6 +159,7 @@ def generate(
     )
     _write(docs / "index.md", home)
     _write(docs / QUERY_INDEX, f"window.CARTIERA_INDEX = {index};\n")
+    board.write_site_assets(project, docs)  # the step-through board's script and style
     return slugs
 
 
@@ -265,6 +267,9 @@ def _game_pages(
         for ref in example["refs"][:1]:
             examples_by_clause[ref.anchor].append(example)
     images, size = _images(project, game, folder / "img") if with_images else ({}, (0, 0))
+    boards = board.example_boards(project, game, [e["code"] for e in examples], folder)
+    for example in examples:  # each worked example's board after its narration
+        example["narration"] += Markup("\n\n" + boards.get(example["code"], ""))
     decks = []
     for deck in game.decks:
         view = deck_view(game, deck)
@@ -324,6 +329,9 @@ def _game_pages(
     }
     if examples:
         pages["esempi.md"] = ("site/examples.md.j2", {"examples": examples})
+    sample = board.sample_page(project, game, folder)
+    if sample is not None:
+        _write(folder / "partita.md", sample)
     if balance is not None:
         pages["bilanciamento.md"] = ("site/balance.md.j2", {"balance": balance})
     for name, (template, context) in pages.items():
@@ -445,6 +453,9 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
     scripts = list(config.get("extra_javascript", []))
     if (docs / QUERY_SCRIPT).exists():  # the card query language
         scripts += [QUERY_INDEX, QUERY_SCRIPT]
+    if (docs / board.SITE_ASSETS).is_dir():  # the step-through board
+        scripts.append(f"{board.SITE_ASSETS}/board.js")
+        config["extra_css"] = [*config.get("extra_css", []), f"{board.SITE_ASSETS}/board.css"]
     theme = config.get("theme")
     if isinstance(theme, dict) and theme.get("custom_dir"):
         theme["custom_dir"] = str((project.root / theme["custom_dir"]).resolve())

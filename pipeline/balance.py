@@ -6,6 +6,10 @@ report does not depend on ``--jobs`` or the cluster. A variant changes card valu
 (``re-luce.occhio=2``), builds the rules again from the changed card records and plays the
 very same seeds; the difference to the baseline is taken game by game (paired), so the
 noise the two runs share cancels and a small effect shows with fewer games.
+
+A game an engine's safeguard stopped has no result (``Outcome.stopped``): parity and win rates
+count the games that finished, a variant's wins and draws are compared on the games that
+finished in both runs, and how many games were stopped is compared on all of them.
 """
 
 from __future__ import annotations
@@ -117,6 +121,7 @@ class Variant:
     seats: list[dict[str, Any]]  # per seat: baseline rate, variant rate, paired difference
     draws: dict[str, Any]
     turns: dict[str, float]  # mean turns: the paired difference
+    stopped: dict[str, Any] = field(default_factory=dict)  # games stopped: baseline, variant
 
 
 @dataclass
@@ -176,6 +181,7 @@ class BalanceReport:
                 for seat in variant.seats:
                     lines.append("  " + _variant_line(f"posto {seat['seat']}", seat, "%"))
                 lines.append("  " + _variant_line("pareggi", variant.draws, "%"))
+                lines.append("  " + _variant_line("interrotte", variant.stopped, "%"))
                 turns = variant.turns
                 lines.append(
                     f"  durata: {turns['mean']:+.2f} turni a partita "
@@ -238,6 +244,14 @@ def _draws(games: Sequence[Mapping[str, Any]]) -> list[float]:
     return [float(not g["winners"]) for g in games]
 
 
+def _stopped(games: Sequence[Mapping[str, Any]]) -> list[float]:
+    return [float(bool(g.get("stopped"))) for g in games]
+
+
+def _finished(games: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [g for g in games if not g.get("stopped")]
+
+
 def _compared(base: list[float], other: list[float], threshold: float) -> dict[str, Any]:
     difference = paired_difference(base, other)
     return {
@@ -279,7 +293,9 @@ def balance(
             progress(f"{n} giocatori")
         base = play_games(setup, cards, games, seed, jobs, cluster=cluster)
         result = summarise(rules, setup, seed, base)
-        parity = sum(sum(_seat_wins(base, p)) for p in range(n)) / (n * games)
+        finished = _finished(base)
+        wins = sum(sum(_seat_wins(finished, p)) for p in range(n))
+        parity = wins / (n * len(finished)) if finished else 1 / n
         count = Count(
             n, list(setup.agents), result, parity, figure_flags(result, parity, threshold)
         )
@@ -309,8 +325,17 @@ def _variant(
     players: int,
     threshold: float,
 ) -> Variant:
+    both = [
+        (b, o)
+        for b, o in zip(base, other, strict=True)
+        if not b.get("stopped") and not o.get("stopped")
+    ]
+    done_base, done_other = [b for b, _ in both], [o for _, o in both]
     seats = [
-        {"seat": p + 1, **_compared(_seat_wins(base, p), _seat_wins(other, p), threshold)}
+        {
+            "seat": p + 1,
+            **_compared(_seat_wins(done_base, p), _seat_wins(done_other, p), threshold),
+        }
         for p in range(players)
     ]
     turns = paired_difference([g["turns"] for g in base], [g["turns"] for g in other])
@@ -318,6 +343,7 @@ def _variant(
         [str(c) for c in changes],
         card_digest(cards),
         seats,
-        _compared(_draws(base), _draws(other), threshold),
+        _compared(_draws(done_base), _draws(done_other), threshold),
         turns,
+        _compared(_stopped(base), _stopped(other), threshold),
     )

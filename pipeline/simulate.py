@@ -6,7 +6,9 @@ whatever the number of workers. ``run_chunk`` plays one chunk from plain data (c
 seed, indices), so a distributed runner can reuse it. Every game gets the same figures (win
 rate by seat, by team and by agent with 95% Wilson intervals, draws, how games ended, length
 in turns and decisions); a game adds its own tables through its Engine hooks (``summarize``,
-``figures``).
+``figures``). A game an engine's safeguard stopped (``Outcome.stopped``: a cap that exists
+only so that random play ends) has no result: it is counted apart (``stopped``), and win and
+draw rates are taken over the games that finished by the rules.
 """
 
 from __future__ import annotations
@@ -136,6 +138,7 @@ def play_one(rules: Engine[S], setup: Setup, index: int, seed: int) -> dict[str,
         "seats": list(seats),
         "winners": list(outcome.winners),
         "how": outcome.how,
+        "stopped": outcome.stopped,
         "teams": list(outcome.teams),
         "turns": state.turn_number(),
         "decisions": sum(1 for e in state.log if e.kind == "action"),
@@ -172,10 +175,12 @@ class SimulationResult:
     players: int
     agents: tuple[str, ...]
     options: dict[str, Any]
-    seats: list[dict[str, Any]]  # win rate of each seat (player 1..N)
+    seats: list[dict[str, Any]]  # win rate of each seat (player 1..N), over finished games
     teams: dict[str, dict[str, Any]]  # win rate of each team, when sides matter
     agent_rates: dict[str, dict[str, Any]]  # win rate of each agent over its seats
-    draws: dict[str, Any]
+    draws: dict[str, Any]  # finished games without winners, over finished games
+    finished: int  # games that ended by the rules (wins and draws are rates of these)
+    stopped: dict[str, Any]  # games a safeguard stopped, over all games, with their `count`
     how: dict[str, int]  # how games ended
     turns: dict[str, Any]
     decisions: dict[str, Any]
@@ -199,6 +204,7 @@ class SimulationResult:
                 seed=self.seed,
                 players=self.players,
                 agents=" / ".join(self.agents),
+                finished=self.finished,
             ),
         ]
         for p, seat in enumerate(self.seats, 1):
@@ -209,6 +215,11 @@ class SimulationResult:
             for name, cell in self.agent_rates.items():
                 lines.append(t["agent"].format(name=name, **_percent(cell)))
         lines.append(t["draws"].format(**_percent(self.draws)))
+        lines.append(
+            t["stopped"].format(
+                count=self.stopped["count"], games=self.games, **_percent(self.stopped)
+            )
+        )
         lines.append(t["how"].format(how=", ".join(f"{k} {v}" for k, v in self.how.items())))
         n, d = self.turns, self.decisions
         lines.append(t["length"].format(mean=n["mean"], lo=n["min"], hi=n["max"], d=d["mean"]))
@@ -221,21 +232,25 @@ class SimulationResult:
 _WORDS = {
     "it": {
         "title": "Simulazione di {slug}: {games} partite, seme {seed}, {players} giocatori, "
-        "agenti {agents}",
+        "agenti {agents}\nVittorie e pareggi contano le {finished} partite finite per le regole",
         "seat": "Vittorie del posto {p}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
         "team": "Vittorie della squadra {team}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
         "agent": "Vittorie dell'agente {name}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
         "draws": "Pareggi: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
+        "stopped": "Interrotte da una salvaguardia del motore, senza risultato: {count} su "
+        "{games}, {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
         "how": "Come sono finite: {how}",
         "length": "Durata: {mean:.1f} turni in media ({lo}-{hi}), {d:.1f} decisioni a partita",
     },
     "en": {
         "title": "{slug} simulation: {games} games, seed {seed}, {players} players, "
-        "agents {agents}",
+        "agents {agents}\nWins and draws count the {finished} games that ended by the rules",
         "seat": "Seat {p} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
         "team": "Team {team} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
         "agent": "Agent {name} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
         "draws": "Draws: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
+        "stopped": "Stopped by an engine safeguard, no result: {count} of {games}, "
+        "{rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
         "how": "How they ended: {how}",
         "length": "Length: {mean:.1f} turns on average ({lo}-{hi}), {d:.1f} decisions a game",
     },
@@ -330,12 +345,15 @@ def summarise(
     rules: Engine[Any], setup: Setup, seed: int, games: Sequence[Mapping[str, Any]]
 ) -> SimulationResult:
     n, total = setup.players, len(games)
-    seat_wins = Counter(p for g in games for p in g["winners"])
+    stopped = sum(1 for g in games if g.get("stopped"))
+    finished = [g for g in games if not g.get("stopped")]
+    done = len(finished)
+    seat_wins = Counter(p for g in finished for p in g["winners"])
     team_wins: Counter[str] = Counter()
     team_games: Counter[str] = Counter()
     agent_wins: Counter[str] = Counter()
     agent_games: Counter[str] = Counter()
-    for g in games:
+    for g in finished:
         if g["teams"]:
             sides = sorted(set(g["teams"]))
             team_games.update(str(t + 1) for t in sides)
@@ -353,10 +371,12 @@ def summarise(
         players=n,
         agents=setup.agents,
         options=dict(setup.options),
-        seats=[rate(seat_wins[p], total) for p in range(n)],
+        seats=[rate(seat_wins[p], done) for p in range(n)],
         teams={t: rate(team_wins[t], team_games[t]) for t in sorted(team_games)},
         agent_rates={a: rate(agent_wins[a], agent_games[a]) for a in sorted(agent_games)},
-        draws=rate(sum(not g["winners"] for g in games), total),
+        draws=rate(sum(not g["winners"] for g in finished), done),
+        finished=done,
+        stopped={**rate(stopped, total), "count": stopped},
         how=dict(sorted(Counter(g["how"] for g in games).items())),
         turns={
             "mean": statistics.fmean(turns),

@@ -127,3 +127,83 @@ def test_seat_agents_and_change_parsing() -> None:
         seat_agents("a,b,c", 2)
     change = parse_change("re-luce.occhio=2")
     assert (change.code, change.field, change.value) == ("re-luce", "occhio", 2)
+
+
+# -- games an engine's safeguard stopped (Outcome.stopped): apart from wins and draws ---------
+
+
+class _NoTables:
+    def figures(self, summaries: Any, players: int) -> list[Any]:
+        return []
+
+
+def _game(winners: list[int], stopped: bool = False, turns: int = 10) -> dict[str, Any]:
+    how = "interrotta" if stopped else ("progetto" if winners else "pari")
+    return {
+        "index": 0, "seats": ["random", "random"], "winners": winners, "how": how,
+        "stopped": stopped, "teams": [], "turns": turns, "decisions": 1, "own": {},
+    }  # fmt: skip
+
+
+def test_stopped_games_are_counted_apart_from_wins_and_draws() -> None:
+    from pipeline.engine.core import Seats
+    from pipeline.simulate import Setup, summarise
+
+    setup = Setup("x", Seats(2, 2), 2, ("random", "random"))
+    games = [_game([0]), _game([0]), _game([1]), _game([]), _game([], stopped=True)]
+    result = summarise(_NoTables(), setup, 1, games)  # type: ignore[arg-type]
+    assert result.finished == 4
+    assert result.stopped["count"] == 1 and result.stopped["n"] == 5
+    assert result.stopped["rate"] == pytest.approx(0.2)
+    assert [s["rate"] for s in result.seats] == [0.5, 0.25] and result.seats[0]["n"] == 4
+    assert result.draws["rate"] == 0.25 and result.draws["n"] == 4  # the stopped one is none
+    data = json.loads(result.to_json())
+    assert data["stopped"]["count"] == 1 and data["finished"] == 4
+    text = result.report("it")
+    assert "Interrotte da una salvaguardia del motore, senza risultato: 1 su 5" in text
+    assert "le 4 partite finite" in text and "Pareggi: 25.0%" in text
+    assert "Stopped by an engine safeguard, no result: 1 of 5" in result.report("en")
+    # older summaries, without the field, are games that finished
+    old = [{k: v for k, v in g.items() if k != "stopped"} for g in games[:4]]
+    assert summarise(_NoTables(), setup, 1, old).stopped["count"] == 0  # type: ignore[arg-type]
+
+
+def test_a_variant_compares_wins_on_games_finished_in_both_runs() -> None:
+    from pipeline.balance import _variant
+
+    base = [_game([0]), _game([1]), _game([], stopped=True), _game([0])]
+    other = [_game([0]), _game([], stopped=True), _game([], stopped=True), _game([1])]
+    variant = _variant([], [], base, other, 2, 0.02)
+    first = variant.seats[0]
+    assert first["baseline"]["n"] == first["variant"]["n"] == 2  # games 1 and 4
+    assert first["baseline"]["rate"] == 1.0 and first["variant"]["rate"] == 0.5
+    assert variant.stopped["baseline"]["rate"] == 0.25
+    assert variant.stopped["variant"]["rate"] == 0.5
+
+
+def test_simulate_bldng_shows_stopped_games_apart(cli: Any, built_once: Path) -> None:
+    """Issue 30: BLDNG's 200 rounds are a safeguard; with the freer option (ruling
+    bldng-scelte-libere) random two-player games hit it, and simulate says so apart."""
+    args = ("simulate", "bldng", "--players", "2", "--games", "12")
+    run = cli(built_once, *args, "--option", "scelte-libere=true", "--format", "json")
+    assert run.exit_code == 0, run.output
+    data = json.loads(run.stdout)
+    stopped = data["stopped"]["count"]
+    assert stopped > 0 and data["how"]["interrotta"] == stopped
+    assert data["finished"] == 12 - stopped
+    assert all(seat["n"] == 12 - stopped for seat in data["seats"])
+    assert sum(seat["rate"] for seat in data["seats"]) + data["draws"]["rate"] == pytest.approx(1)
+    text = cli(built_once, *args, "--option", "scelte-libere=true").stdout
+    assert f"Interrotte da una salvaguardia del motore, senza risultato: {stopped} su 12" in text
+
+
+def test_balance_parity_counts_finished_games(built_once: Path) -> None:
+    report = balance(
+        open_project(built_once), "bldng", 12, 1, players=2, options=["scelte-libere=true"]
+    )
+    (count,) = report.counts
+    finished = count.result.finished
+    assert 0 < finished < 12
+    wins = sum(round(s["rate"] * s["n"]) for s in count.result.seats)
+    assert count.parity == pytest.approx(wins / (2 * finished))
+    assert "Interrotte" in report.report()

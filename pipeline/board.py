@@ -478,11 +478,14 @@ def _cache_key(project: Project, game: GameInfo, kind: str, *parts: Any) -> str:
 
 @cache
 def _code_digest(templates: Path) -> bytes:
-    """The package's Python sources (engines, narration, this module) and the board's
-    templates, as one digest: read once per process."""
+    """The Python sources that make frames (the engines and their narration, the
+    examples' runner, this module) and the board's templates, as one digest: read once per
+    process."""
     digest = hashlib.sha256()
     package = Path(__file__).parent
-    for path in sorted([*package.rglob("*.py"), *(templates / "board").glob("*")]):
+    sources = [package / f"{name}.py" for name in ("board", "examples", "markup", "play")]
+    sources += [*(package / "engine").rglob("*.py"), *(package / "games").rglob("*.py")]
+    for path in sorted([*sources, *(templates / "board").glob("*")]):
         digest.update(str(path.relative_to(path.parents[1])).encode())
         digest.update(path.read_bytes())
     return digest.digest()

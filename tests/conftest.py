@@ -165,6 +165,54 @@ SLOW = (
 )
 
 
+# Single tests of otherwise quick files that the quick loop leaves out too: each takes
+# seconds of CPU (a database built from the sources, thousands of games, a cluster, a
+# PostgreSQL server, a process started cold). File::function, every parameter of it.
+SLOW_TESTS = frozenset(
+    {
+        "test_balance.py::test_a_local_dask_cluster_gives_the_same_report",
+        "test_balance.py::test_a_variant_equal_to_the_baseline_changes_nothing",
+        "test_balance.py::test_every_player_count_and_the_last_agent_fills_the_seats",
+        "test_balance.py::test_lowering_re_luce_occhio_reports_a_paired_difference",
+        "test_ci_formats.py::test_sarif_output_is_valid_sarif_with_the_problem_on_its_line",
+        "test_ci_formats.py::test_the_pre_commit_hook_runs_as_pre_commit_would",
+        "test_cli.py::test_python_m_pipeline",
+        "test_cli_options.py::test_help_reads_at_80_columns",
+        "test_conformance.py::test_random_games_keep_the_rules",
+        "test_contract.py::test_the_game_as_it_is_keeps_the_contract",
+        "test_database.py::test_check_detects_stale_database",
+        "test_database.py::test_check_without_database",
+        "test_database.py::test_committed_database_is_current",
+        "test_database.py::test_database_url_option_and_environment",
+        "test_database.py::test_examples_that_no_longer_hold_are_left_out",
+        "test_database.py::test_failed_build_leaves_old_database_untouched",
+        "test_database.py::test_other_database_urls_are_rebuilt_in_one_transaction",
+        "test_database.py::test_same_sources_same_database",
+        "test_engine_bldng.py::test_builder_beats_random",
+        "test_engine_bless.py::test_a_designer_edit_changes_the_play",
+        "test_engine_blitz.py::test_games_with_options_keep_the_invariants",
+        "test_engine_samurai_sword.py::test_cli_simulate_record_replay",
+        "test_engine_samurai_sword.py::test_warrior_beats_random",
+        "test_examples.py::test_random_positions_never_escape_as_a_traceback",
+        "test_examples.py::test_the_schema_checks_position_and_expectations",
+        "test_first_run.py::test_a_command_imports_only_what_it_uses",
+        "test_first_run.py::test_a_no_op_build_does_not_check_the_database_again",
+        "test_hostile_input.py::test_empty_postgres_database_is_one_line",
+        "test_hostile_markdown.py::test_the_rulebook_reads_only_the_project",
+        "test_hostile_markdown.py::test_the_site_carries_no_active_content",
+        "test_ismcts.py::test_beats_random_clearly_at_mazzo",
+        "test_kill_safety.py::test_a_worker_lost_with_the_inputs_gets_them_sent_again",
+        "test_kill_safety.py::test_db_build_and_import_killed_anywhere_leave_old_or_new",
+        "test_print.py::test_page_count_follows_the_composition",
+    }
+)
+
+
+def _slow(item: pytest.Item) -> bool:
+    name = getattr(item, "originalname", item.name)
+    return item.path.name in SLOW or f"{item.path.name}::{name}" in SLOW_TESTS
+
+
 def _group(item: pytest.Item) -> str:
     mark = item.get_closest_marker("xdist_group")
     if mark is not None:
@@ -177,7 +225,7 @@ def _group(item: pytest.Item) -> str:
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.path.name in SLOW:
+        if _slow(item):
             item.add_marker(pytest.mark.slow)
     if not getattr(config.option, "loadgroup", False):
         return

@@ -4,6 +4,7 @@ under --require-seeds as CI runs them)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, SEEDS, invoke
+from conftest import ROOT, SEEDS, SLOW, SLOW_TESTS, invoke
 
 from pipeline.project import REFERENCE_ENV, SEEDS_ENV
 from pipeline.yamlfile import read_yaml
@@ -121,3 +122,18 @@ def test_the_tests_of_one_file_run_on_one_worker(request: pytest.FixtureRequest)
     if not getattr(request.config.option, "loadgroup", False):
         pytest.skip("not run by a pytest-xdist worker with --dist loadgroup (-n 0, say)")
     assert request.node.nodeid.endswith("@test_fresh_clone.py")
+
+
+def test_every_test_the_quick_loop_leaves_out_exists() -> None:
+    """`-m "not slow"` (README) leaves out the files in conftest.SLOW and the tests in
+    conftest.SLOW_TESTS: a name there that no longer matches a test (renamed, moved) would
+    bring its minutes back into the quick loop without a word."""
+    for name in SLOW:
+        assert (ROOT / "tests" / name).is_file(), name
+    for entry in SLOW_TESTS:
+        file, _, function = entry.partition("::")
+        source = ROOT / "tests" / file
+        assert source.is_file(), entry
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        functions = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert function in functions, entry

@@ -225,7 +225,8 @@ def test_the_browser_steps_through_an_example(
         zones, piles = _expected(view)
         assert shown["step"] == step
         for zone, cards in zones.items():
-            assert sorted(shown["zones"][zone]) == sorted(cards), (step, zone)
+            # an attribute that never holds a card (BLDNG keep) reads as a value
+            assert sorted(shown["zones"].get(zone, [])) == sorted(cards), (step, zone)
         assert shown["piles"] == piles, step
         if step < len(views) - 1:
             root.find_element(By.CSS_SELECTOR, ".ct-succ").click()

@@ -16,9 +16,36 @@
     return node;
   }
 
+  /* A frame lists only the seat keys and piles that changed: carry the others forward. */
+  function whole(frames) {
+    var out = [], before = null;
+    frames.forEach(function (frame) {
+      if (before) {
+        var seats = frame.posti.map(function (seat, i) {
+          var full = {}, key;
+          for (key in before.posti[i]) full[key] = before.posti[i][key];
+          for (key in seat) full[key] = seat[key];
+          return full;
+        });
+        var piles = {}, name;
+        for (name in before.pile) piles[name] = before.pile[name];
+        for (name in frame.pile) piles[name] = frame.pile[name];
+        var copy = {};
+        for (name in frame) copy[name] = frame[name];
+        copy.posti = seats;
+        copy.pile = piles;
+        frame = copy;
+      }
+      out.push(frame);
+      before = frame;
+    });
+    return out;
+  }
+
   function Board(root) {
     this.root = root;
     this.data = JSON.parse(root.getAttribute("data-tavolo"));
+    this.data.passi = whole(this.data.passi);
     this.prefix = root.getAttribute("data-passo") || "passo";
     var base = root.querySelector(".cartiera-tavolo-base");
     this.imageBase = base ? base.getAttribute("src").replace(/[^\/]*$/, "") : null;
@@ -140,7 +167,7 @@
     return row;
   };
 
-  Board.prototype.pile = function (key, cards, changed) {
+  Board.prototype.pile = function (key, cards, changed, fresh) {
     var covered = !!this.hidden["pile:" + key];
     var box = el("div", "ct-pila");
     box.setAttribute("data-pila", key);
@@ -148,8 +175,8 @@
     if (changed) box.className += " ct-cambiata";
     box.appendChild(el("div", "ct-etichetta", this.label(key)));
     if (cards.length) {
-      var top = key === "draw" || key === "projects" ? cards[0] : cards[cards.length - 1];
-      box.appendChild(this.card(top, covered, false));
+      var at = key === "draw" || key === "projects" ? 0 : cards.length - 1;
+      box.appendChild(this.card(cards[at], covered, (fresh || []).indexOf(at) >= 0));
     } else {
       box.appendChild(el("span", "ct-vuota ct-carta", "vuoto"));
     }
@@ -188,7 +215,7 @@
 
     var piles = el("div", "ct-pile");
     Object.keys(frame.pile).forEach(function (key) {
-      piles.appendChild(self.pile(key, frame.pile[key], changed["pile." + key]));
+      piles.appendChild(self.pile(key, frame.pile[key], changed["pile." + key], fresh["pile." + key]));
     });
     table.appendChild(piles);
 

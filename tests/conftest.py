@@ -162,6 +162,8 @@ SLOW = (
     *(name for name in LONGEST_FIRST if name.endswith(".py")),
     "test_preview.py",
     "test_cluster.py",
+    "test_print.py",
+    "test_site_balance.py",
 )
 
 
@@ -198,12 +200,25 @@ SLOW_TESTS = frozenset(
         "test_first_run.py::test_a_command_imports_only_what_it_uses",
         "test_first_run.py::test_a_no_op_build_does_not_check_the_database_again",
         "test_hostile_input.py::test_empty_postgres_database_is_one_line",
+        "test_hostile_markdown.py::test_card_names_in_narrations_read_as_text",
         "test_hostile_markdown.py::test_the_rulebook_reads_only_the_project",
         "test_hostile_markdown.py::test_the_site_carries_no_active_content",
         "test_ismcts.py::test_beats_random_clearly_at_mazzo",
         "test_kill_safety.py::test_a_worker_lost_with_the_inputs_gets_them_sent_again",
         "test_kill_safety.py::test_db_build_and_import_killed_anywhere_leave_old_or_new",
         "test_print.py::test_page_count_follows_the_composition",
+        "test_readme.py::test_the_sample_validate_output_is_what_validate_prints",
+        "test_schema.py::test_schema_rejects_what_validate_rejects",
+        "test_schema.py::test_sources_match_their_schemas",
+        "test_search.py::test_browser_and_sql_agree_on_generated_queries",
+        "test_spreadsheet.py::test_edited_cell_reaches_the_sources_and_the_database",
+        "test_spreadsheet_formats.py::test_formulas_are_neutralised_on_export_and_restored_on_import",
+        "test_spreadsheet_formats.py::test_workbooks_both_ways",
+        "test_validate.py::test_every_problem_in_one_run",
+        "test_validate.py::test_json_format",
+        "test_validate.py::test_shipped_data_is_valid",
+        "test_validate.py::test_yaml_syntax_error_has_line_and_column",
+        "test_yaml_cache.py::test_every_source_reads_back_from_the_cache_with_its_lines",
     }
 )
 

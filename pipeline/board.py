@@ -503,13 +503,14 @@ def _keep(project: Project, key: str, text: str) -> None:
 
 
 def sample_page(project: Project, game: GameInfo, folder: Path) -> str | None:
-    """The site's page of sample games (partita.md), one per player count; None for a game
-    without a rules engine."""
+    """The site's page of sample games (partita.md), a whole game at the smallest table;
+    None for a game without a rules engine."""
     from .engine import registry
 
     slug = game.slug
     images = site_manifest(folder / "img")
-    players = range(game.players_min, game.players_max + 1)
+    # the smallest table only: a game at every count cost more build time than allowed
+    players = [game.players_min]
     key = _cache_key(project, game, "partite", images, game.name, list(players))
     cached = _cached(project, key)
     if cached is not None:

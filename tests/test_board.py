@@ -117,6 +117,24 @@ def test_changes_mark_the_cards_that_arrived(here: Any) -> None:
 
 
 @pytest.mark.parametrize("slug", GAMES)
+def test_the_site_offers_a_whole_sample_game(here: Any, tmp_path: Path, slug: str) -> None:
+    from pipeline.catalog import read_game
+    from pipeline.database import open_engine
+
+    with open_engine(here) as db:
+        game = read_game(db, slug)
+    page = board.sample_page(here, game, tmp_path)
+    assert page is not None and page.startswith("---\ntitle: ")
+    found = DATA.findall(page)
+    assert len(found) == 1
+    data = json.loads(html.unescape(found[0]))
+    assert data["giocatori"] == game.players_min
+    assert len(data["passi"]) > board.SAMPLE_MIN_STEPS and data["passi"][-1]["fine"]
+    # the whole game stays on the page as text, one numbered line per step
+    assert f"{len(data['passi']) - 1}. " in page
+
+
+@pytest.mark.parametrize("slug", GAMES)
 def test_every_view_key_has_an_italian_label(here: Any, slug: str) -> None:
     rules = load_rules(here, slug)
     view = rules.view(rules.new_game(1))

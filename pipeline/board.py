@@ -50,6 +50,7 @@ from .project import Project
 ASSETS = ("board.js", "board.css")  # templates/board/ -> the site's generated assets
 SITE_ASSETS = "giochi/tavolo"  # their folder in the site's docs (a generated part)
 THUMB_WIDTH = 180  # px of a card image embedded in a replay page
+FACE_DPI = 150  # the site gallery's dpi (site.IMAGE_DPI): the same cached PNGs serve both
 SAMPLE_SEED = 7  # the site's sample games: the same game on every build
 SAMPLE_TRIES, SAMPLE_MIN_STEPS = 10, 20  # the first of these seeds whose game is this long
 
@@ -305,10 +306,9 @@ def embedded_images(project: Project, board: Board) -> None:
     from PIL import Image
 
     from .render.images import ImageOptions, build_images
-    from .site import IMAGE_DPI
 
     folder = project.build_dir / "board" / board.slug / "img"
-    build_images(project, board.slug, ImageOptions(dpi=IMAGE_DPI, bleed=False), folder)
+    build_images(project, board.slug, ImageOptions(dpi=FACE_DPI, bleed=False), folder)
     manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     files = {c["code"]: (c["front"], c["back"]) for c in manifest["cards"]}
     uris: dict[str, str] = {}

@@ -223,6 +223,8 @@ def _killed_build(project: Path, when: str, rng: random.Random, longest: float) 
     workers.update(_children(command.pid))
     command.send_signal(signal.SIGKILL)
     command.communicate()
+    if when == "site":  # killed, not finished before the signal came
+        assert command.returncode == -signal.SIGKILL, command.returncode
     return sorted(workers)
 
 

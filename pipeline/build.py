@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import resource
 import time
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
@@ -40,6 +41,17 @@ class Step:
     outputs: tuple[str, ...] = ()  # paths relative to the project
 
 
+@dataclass(frozen=True)
+class Timing:
+    """Where a build's time went: one step or phase, its game, wall and CPU seconds (CPU:
+    user + system of the process that did it and of the programs it ran, e.g. MkDocs)."""
+
+    name: str
+    game: str | None
+    wall: float
+    cpu: float
+
+
 @dataclass
 class BuildReport:
     ran: list[str] = field(default_factory=list)
@@ -47,6 +59,30 @@ class BuildReport:
     seconds: float = 0.0
     database_rebuilt: bool = False
     database: str | None = None  # what was done to the database, or which one was used
+    timings: list[Timing] = field(default_factory=list)  # phases and steps, in order done
+    cpu: float = 0.0  # CPU seconds of the whole build, workers and programs included
+
+
+def cpu_seconds(children: bool = True) -> float:
+    """User + system CPU seconds of this process (and of its waited-for children)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) if children else (0,):
+        used = resource.getrusage(who)
+        total += used.ru_utime + used.ru_stime
+    return total
+
+
+class _Clock:
+    """Times the phases of a build in this process."""
+
+    def __init__(self, report: BuildReport) -> None:
+        self.report = report
+        self.wall, self.cpu = time.perf_counter(), cpu_seconds()
+
+    def lap(self, name: str) -> None:
+        wall, cpu = time.perf_counter(), cpu_seconds()
+        self.report.timings.append(Timing(name, None, wall - self.wall, cpu - self.cpu))
+        self.wall, self.cpu = wall, cpu
 
 
 def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
@@ -66,8 +102,8 @@ def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
     return steps
 
 
-def run_step(root: str, db_url: str, step: Step) -> float:
-    """Do one step (in a worker process); return its duration in seconds."""
+def run_step(root: str, db_url: str, step: Step) -> Timing:
+    """Do one step (in a worker process); return how long it took."""
     from .render.deck import DeckOptions, Layout, build_deck
     from .render.images import ImageOptions, build_images
     from .rulebook import build_rulebook
@@ -75,7 +111,7 @@ def run_step(root: str, db_url: str, step: Step) -> float:
 
     project = Project(root=Path(root), db_url=db_url)
     options = dict(step.options)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     outputs = [project.root / o for o in step.outputs]
     if step.kind == "deck":
         build_deck(
@@ -104,7 +140,7 @@ def run_step(root: str, db_url: str, step: Step) -> float:
         offline_zip(project, build_site(project, offline=True), offline_zip_path(project))
     elif step.kind == "site":
         build_site(project)
-    return time.perf_counter() - started
+    return Timing(step.name, step.game, time.perf_counter() - started, cpu_seconds() - cpu)
 
 
 MANIFEST = "manifest.json"
@@ -183,11 +219,16 @@ def _code_digest() -> str:
 DB_RECORD = "database.json"  # in build/: what the last build found cards.db made from
 
 
-def _database(project: Project, games: Sequence[LoadedGame]) -> tuple[bool, str | None, str]:
-    """refresh(), then database_digest(): whether the database was rebuilt, what to say, and
-    the digest of its content. Checking a SQLite file writes a whole database and plays every
-    worked example (most of a no-op build's time), so that is skipped while cards.db is, byte
-    for byte, the file the last build left and games/ and the code are what it came from."""
+def _database(
+    project: Project, games: Sequence[LoadedGame], snapshot: Path
+) -> tuple[bool, str | None, str]:
+    """refresh(), then a snapshot of the database into `snapshot` (a SQLite file every step
+    reads: one version of the cards for the whole build, whatever writes the database
+    meanwhile); return whether it was rebuilt, what to say, and the digest of the
+    snapshot's content. Checking a SQLite file writes a whole database and plays every
+    worked example (most of a no-op build's time), so that is skipped while cards.db is,
+    byte for byte, the file the last build left and games/ and the code are what it came
+    from."""
     path = project.sqlite_path
     record = project.build_dir / DB_RECORD
     inputs = _digest_files(project.games_dir.rglob("*"), project.root) + _code_digest()
@@ -196,18 +237,51 @@ def _database(project: Project, games: Sequence[LoadedGame]) -> tuple[bool, str 
             known = json.loads(record.read_text("utf-8"))
         except (OSError, ValueError):
             known = {}
-        if known.get("inputs") == inputs and known.get("file") == _sha256(path):
+        if (
+            known.get("inputs") == inputs
+            and known.get("file") == _sha256(path)
+            and _copy_sqlite(path, snapshot) == known["file"]
+        ):
             return False, None, str(known["content"])
     # Imported here: a no-op build needs neither SQLAlchemy nor the engines (a second or two).
-    from .database import database_digest, refresh
+    from .database import refresh, server_snapshot, snapshot_digest
     from .play import DB_STAGES
 
     rebuilt, said = refresh(project, games, DB_STAGES)
-    content = database_digest(project)
-    if path is not None:
-        now = {"inputs": inputs, "file": _sha256(path), "content": content}
-        atomic_write(record, json.dumps(now, indent=1).encode())
+    if path is None:
+        server_snapshot(project.db_url, snapshot, games)
+        return rebuilt, said, snapshot_digest(snapshot, server=True)
+    file = _copy_sqlite(path, snapshot)
+    content = snapshot_digest(snapshot, server=False)
+    now = {"inputs": inputs, "file": file, "content": content}
+    atomic_write(record, json.dumps(now, indent=1).encode())
     return rebuilt, said, content
+
+
+def _copy_sqlite(path: Path, target: Path) -> str:
+    """Copy a SQLite database with its backup API (a consistent copy even while another
+    program writes the file in place); return the digest of the file copied (the copy's
+    header counters differ from it), or "" when it changed while being copied."""
+    import sqlite3
+    from contextlib import closing
+
+    for _ in range(3):
+        before = _sha256(path)
+        target.unlink(missing_ok=True)
+        with (
+            closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as source,
+            closing(sqlite3.connect(target)) as copy,
+        ):
+            source.backup(copy)
+        if _sha256(path) == before:
+            return before
+    return ""
+
+
+def snapshot_path(project: Project) -> Path:
+    """Where a build keeps its copy of the database: a temporary name, so that the copy of
+    a killed build goes with the next command that takes the project's lock."""
+    return project.build_dir / f".snapshot-cards.db.{os.getpid()}.tmp"
 
 
 def _sha256(path: Path) -> str:
@@ -223,9 +297,11 @@ def _generated(project: Project, path: Path) -> bool:
 def build(
     project: Project, jobs: int = 1, progress: Callable[[str, int, int], None] | None = None
 ) -> BuildReport:
-    """Check the data, bring cards.db up to date, then make every output that is stale."""
+    """Check the data, bring cards.db up to date, then make every output that is stale,
+    all from one snapshot of the database."""
     report = BuildReport()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
+    clock = _Clock(report)
     checked = validate(project, layout=False)
     errors = [p for p in checked.problems if p.is_error]
     if errors:
@@ -243,8 +319,34 @@ def build(
                 hint="run `cartiera validate` to see them all",
             )
         )
-    report.database_rebuilt, report.database, content = _database(project, checked.games)
-    steps = plan(project, [g.slug for g in checked.games])
+    clock.lap("validate")
+    snapshot = snapshot_path(project)
+    try:
+        report.database_rebuilt, report.database, content = _database(
+            project, checked.games, snapshot
+        )
+        clock.lap("database")
+        _run(project, report, [g.slug for g in checked.games], content, snapshot, jobs, progress)
+    finally:
+        snapshot.unlink(missing_ok=True)
+    report.seconds = time.perf_counter() - started
+    report.cpu = cpu_seconds() - cpu
+    return report
+
+
+def _run(
+    project: Project,
+    report: BuildReport,
+    slugs: list[str],
+    content: str,
+    snapshot: Path,
+    jobs: int,
+    progress: Callable[[str, int, int], None] | None,
+) -> None:
+    from .project import database_url
+
+    clock = _Clock(report)
+    steps = plan(project, slugs)
     wanted = stamps(project, steps, content)
     stamp_file = project.build_dir / "stamps.json"
     done = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
@@ -255,14 +357,17 @@ def build(
         or not all((project.root / o).exists() for o in s.outputs)
     ]
     report.skipped = [s.name for s in steps if s not in todo]
-    per_game = [s for s in todo if s.kind != "site"]
+    clock.lap("stamps")
+    per_game = _schedule([s for s in todo if s.kind != "site"])
     finished = 0
+    db_url = database_url(snapshot)
 
-    def record(step: Step) -> None:
+    def record(step: Step, timing: Timing) -> None:
         nonlocal finished
         finished += 1
         done[step.name] = wanted[step.name]
         report.ran.append(step.name)
+        report.timings.append(timing)
         atomic_write(stamp_file, json.dumps(done, indent=1, sort_keys=True).encode())
         if progress:
             progress(step.name, finished, len(todo))
@@ -271,25 +376,52 @@ def build(
         with ProcessPoolExecutor(
             max_workers=jobs, initializer=die_with_parent, initargs=(os.getpid(),)
         ) as pool:
-            futures = {
-                s: pool.submit(run_step, str(project.root), project.db_url, s) for s in per_game
-            }
+            futures = {s: pool.submit(run_step, str(project.root), db_url, s) for s in per_game}
             for step, future in futures.items():
-                future.result()
-                record(step)
+                record(step, future.result())
     else:
         for step in per_game:
-            run_step(str(project.root), project.db_url, step)
-            record(step)
+            record(step, run_step(str(project.root), db_url, step))
     for step in todo:
         if step.kind == "site":
-            run_step(str(project.root), project.db_url, step)
-            record(step)
-    if todo:
-        from .database import database_digest
-        from .shared_db import changed_while_building
+            record(step, run_step(str(project.root), db_url, step))
+    path = project.sqlite_path
+    if todo and path is not None and _copied(project) != (_sha256(path) if path.exists() else ""):
+        report.database = (
+            f"{project.rel(path)} changed during the build: every output shows it as it was "
+            "when the build started (run `cartiera build` again for the new one)"
+        )
 
-        if database_digest(project) != content:
-            raise SourceError(changed_while_building(project))
-    report.seconds = time.perf_counter() - started
-    return report
+
+def timings_table(report: BuildReport) -> list[str]:
+    """`cartiera build --timings`: each phase and step, then each game and the whole build,
+    in wall and CPU seconds (steps run side by side, so their wall times overlap)."""
+    width = max((len(t.name) for t in report.timings), default=10) + 2
+    lines = [f"{'step':<{width}}{'wall s':>9}{'CPU s':>9}"]
+    lines += [f"{t.name:<{width}}{t.wall:9.1f}{t.cpu:9.1f}" for t in report.timings]
+    games = sorted({t.game for t in report.timings if t.game})
+    if games:
+        lines.append(f"{'per game':<{width}}")
+    for game in games:
+        own = [t for t in report.timings if t.game == game]
+        wall, cpu = sum(t.wall for t in own), sum(t.cpu for t in own)
+        lines.append(f"{'  ' + game:<{width}}{wall:9.1f}{cpu:9.1f}")
+    lines.append(f"{'total':<{width}}{report.seconds:9.1f}{report.cpu:9.1f}")
+    return lines
+
+
+def _schedule(steps: list[Step]) -> list[Step]:
+    """The order workers take steps in: first one deck per game (it renders the game's
+    faces), then the steps that need no faces, then the other decks and images, which find
+    the faces rendered: two workers never lay out the same game's faces at once."""
+    first = {s.game: s for s in reversed(steps) if s.kind == "deck"}
+    rank = {"rulebook": 1, "balance": 1}
+    return sorted(steps, key=lambda s: 0 if first.get(s.game) is s else rank.get(s.kind, 2))
+
+
+def _copied(project: Project) -> str:
+    """The digest of the SQLite file this build copied (its record)."""
+    try:
+        return str(json.loads((project.build_dir / DB_RECORD).read_text("utf-8"))["file"])
+    except (OSError, ValueError, KeyError):
+        return ""

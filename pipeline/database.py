@@ -439,6 +439,36 @@ def database_digest(project: Project) -> str:
         server.dispose()
 
 
+def server_snapshot(url: str, target: Path, games: Sequence[LoadedGame]) -> None:
+    """The rows of the server database at `url` copied into the SQLite file `target`, all
+    read in one transaction (REPEATABLE READ on PostgreSQL): `cartiera build` makes every
+    output from this one copy, so a team mate's `db build` during the build cannot give
+    pages of the old cards beside images of the new."""
+    target.unlink(missing_ok=True)
+    dest = create_engine(f"sqlite:///{target}")
+    server = open_database(url)
+    try:
+        SQLModel.metadata.create_all(dest)
+        with clear_errors(url), server.connect() as conn, dest.begin() as write:
+            if server.dialect.name == "postgresql":
+                conn = conn.execution_options(isolation_level="REPEATABLE READ")
+            with conn.begin():
+                for table in SQLModel.metadata.sorted_tables:
+                    rows = [dict(r._mapping) for r in conn.execute(table.select())]
+                    if rows:
+                        write.execute(table.insert(), rows)
+            _create_views(write, games)
+    finally:
+        dest.dispose()
+        server.dispose()
+
+
+def snapshot_digest(path: Path, server: bool) -> str:
+    """database_digest() of a snapshot: the same function of the content as for the
+    database it was copied from (a SQLite file's sorted dump, a server's neutral dump)."""
+    return sqlite_digest(path) if server else lines_digest(sorted_dump(path))
+
+
 def sorted_dump(path: Path) -> list[str]:
     """The database as SQL statements, sorted: equal content gives an equal dump."""
     with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:

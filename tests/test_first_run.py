@@ -55,20 +55,21 @@ def test_a_no_op_build_does_not_check_the_database_again(
     does it when the sources, the code or the file changed, not when nothing did."""
     here = open_project(project)
     games = validate(here, layout=False).games
-    first = build._database(here, games)
+    snapshot = project / "snapshot.db"
+    first = build._database(here, games, snapshot)
 
     def checked(*args: object) -> tuple[bool, str | None]:
         raise AssertionError("cards.db was checked again")
 
     with monkeypatch.context() as patched:
         patched.setattr(database, "refresh", checked)
-        assert build._database(here, games) == (False, None, first[2])
+        assert build._database(here, games, snapshot) == (False, None, first[2])
 
     edit(project / "games/mazzo/cards.yaml", "name: Spia", "name: Spia Astuta")
     games = validate(here, layout=False).games
-    rebuilt, _, content = build._database(here, games)
+    rebuilt, _, content = build._database(here, games, snapshot)
     assert rebuilt and content != first[2]
 
     here.sqlite_path.write_bytes(b"")  # type: ignore[union-attr]  # not the file recorded
-    rebuilt, _, again = build._database(here, games)
+    rebuilt, _, again = build._database(here, games, snapshot)
     assert rebuilt and again == content

@@ -8,6 +8,8 @@ text that does not fit its box is reported, never silently clipped.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import re
@@ -265,6 +267,36 @@ def render_faces(
     records = {d: cache_dir / f"{d}.json" for d in wanted}
     missing = [d for d in wanted if not _usable(records[d], cache_dir)]
     if missing:
+        # Two build steps of one game (its A4 and Letter decks) run side by side: the
+        # second waits for the first and finds its faces in the cache, instead of laying
+        # out the same faces again.
+        with _game_lock(cache_dir, deck.game.slug):
+            missing = [d for d in wanted if not _usable(records[d], cache_dir)]
+            _render_missing(deck, cache_dir, missing, records)
+    pages = {}
+    for digest, path in records.items():
+        record = json.loads(path.read_text(encoding="utf-8"))
+        pages[digest] = FacePage(
+            cache_dir / record["pdf"], 0, tuple(record["fits"]), record.get("smallest_pt", 0.0)
+        )
+    return pages
+
+
+@contextlib.contextmanager
+def _game_lock(cache_dir: Path, slug: str) -> Iterator[None]:
+    with open(cache_dir / f".{slug}.lock", "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _render_missing(
+    deck: DeckFaces, cache_dir: Path, missing: list[str], records: dict[str, Path]
+) -> None:
+    """Lay out the missing faces in one document and write each page as its own PDF."""
+    if missing:
         from weasyprint import HTML  # imported late: loading Pango is slow
 
         from ..output import prepare_weasyprint
@@ -291,13 +323,6 @@ def render_faces(
                 "smallest_pt": _smallest_text(document.pages[index]),
             }
             atomic_write(records[digest], json.dumps(record, ensure_ascii=False).encode())
-    pages = {}
-    for digest, path in records.items():
-        record = json.loads(path.read_text(encoding="utf-8"))
-        pages[digest] = FacePage(
-            cache_dir / record["pdf"], 0, tuple(record["fits"]), record.get("smallest_pt", 0.0)
-        )
-    return pages
 
 
 def _usable(record: Path, cache_dir: Path) -> bool:

@@ -3,6 +3,7 @@ actions, any number of players, clearly stronger than random, named budgets on t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -134,3 +135,19 @@ def test_simulate_plays_search_and_refuses_a_bad_one(cli: Any, built_once: Path)
     assert bad.exit_code == 2
     assert "no rollout agent 'nobody'" in bad.output
     assert "Traceback" not in bad.output
+
+
+def test_search_balance_is_the_same_on_a_local_cluster(cli: Any, built_once: Path) -> None:
+    """Issue 32: `--cluster local:2` gives the report `--jobs 1` gives, here with the search
+    agent (seeded per game) at every player count of BLITZ, 2 to 5."""
+    pytest.importorskip("distributed", reason="the extra cartiera[cluster] is needed")
+    args = ("balance", "blitz", "--games", "4", "--agents", "search:3,random", "--format", "json")
+    one, dask = (
+        cli(built_once, *args, "--jobs", "1"),
+        cli(built_once, *args, "--cluster", "local:2"),
+    )
+    assert one.exit_code == dask.exit_code == 0, one.output + dask.output
+    assert one.stdout == dask.stdout
+    counts = json.loads(one.stdout)["counts"]
+    assert [c["players"] for c in counts] == [2, 3, 4, 5]
+    assert all(c["agents"][0] == "search:3" for c in counts)

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 import random
+import signal
+import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import chain
 from typing import Any
 
@@ -22,12 +25,19 @@ from pipeline.engine import registry
 from pipeline.engine.agents import many_games
 from pipeline.engine.core import Replay, State, play_replay
 from pipeline.engine.plugin import Engine
+from pipeline.examples import example_names, examples_dir, load_scenario
 from pipeline.play import load_rules
 from pipeline.project import open_project
 
 GAMES = 2000  # per engine: the 2,000 seeded random games every engine must survive
 DEEP_EVERY = 80  # one game in this many also gets the costly checks
+# No engine can loop forever: a random game, from the deal or from a worked example's
+# position, ends within MAX_ACTIONS actions; and no single call into an engine (a draw loop
+# inside apply, say) may spin: a game gets at most CPU_SECONDS of CPU time (not wall time:
+# the machine is shared), else it fails as "spins".
 MAX_ACTIONS = 20_000
+CPU_SECONDS = 120
+SCENARIO_SEEDS = 3  # random continuations of every worked example
 # Each engine's games are played in PARTS runs of consecutive games (game index, seed and
 # player count as in one run), each its own xdist group, so the two workers share them
 # (one engine's 2,000 games take up to a minute).
@@ -104,6 +114,36 @@ def test_conservation_sees_a_card_lost_doubled_or_added():
     assert not twice(_Zones(a=[5, 6]))
 
 
+class Spins(Exception):
+    """A game used more than CPU_SECONDS of CPU time: some loop does not end."""
+
+
+@contextmanager
+def cpu_bound(what: str, seconds: float = CPU_SECONDS) -> Iterator[None]:
+    """Fail with Spins when the block uses more than `seconds` of this process's CPU time, a
+    loop inside an engine call included (a SIGPROF timer: only in the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def spin(*_: Any) -> None:
+        raise Spins(f"{what}: more than {seconds} s of CPU time, a loop does not end")
+
+    old = signal.signal(signal.SIGPROF, spin)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+
+
+def test_the_cpu_guard_stops_a_loop_that_never_ends():
+    with pytest.raises(Spins, match="a loop does not end"), cpu_bound("endless", 0.2):
+        while True:
+            pass
+
+
 def players_for(rules: Engine[Any], index: int) -> int:
     low, high = rules.info.min_players, rules.info.max_players
     return low + index % (high - low + 1)
@@ -114,7 +154,13 @@ def play_random(
 ) -> tuple[State, list[State]]:
     """One seeded random game to its end; with `checks`, every action is checked; with
     `keep`, a clone of every seventh state is returned for the costlier checks."""
-    state = rules.new_game(seed, players)
+    with cpu_bound(f"{rules.slug} seed {seed}"):
+        return _play_random(rules, rules.new_game(seed, players), seed, players, checks, keep)
+
+
+def _play_random(
+    rules: Engine[Any], state: State, seed: int, players: int, checks: bool, keep: bool
+) -> tuple[State, list[State]]:
     rng = random.Random(seed)
     conserved = conservation(state)
     states = []
@@ -138,6 +184,60 @@ def play_random(
     assert outcome is not None and len(state.returns()) == players
     assert all(0 <= p < players for p in outcome.winners)
     return state, states
+
+
+def test_every_player_count_is_played(project):
+    """The bound on actions holds at every player count: each engine's 2,000 games cycle
+    through all the counts game.yaml allows."""
+    for slug in registry.engine_slugs():
+        rules = load_rules(project, slug)
+        info = rules.info
+        counts = {players_for(rules, i) for i in range(GAMES)}
+        assert counts == set(range(info.min_players, info.max_players + 1)), slug
+
+
+SCENARIOS = [
+    pytest.param(slug, id=slug, marks=pytest.mark.xdist_group(f"conformance-{slug}-scenarios"))
+    for slug in registry.engine_slugs()
+]
+
+
+@pytest.mark.parametrize("slug", SCENARIOS)
+def test_every_worked_example_ends_under_random_play(project, slug: str):
+    """From every worked example's position (after its own moves), random play ends within
+    MAX_ACTIONS actions and CPU_SECONDS, keeping the invariants (no engine loops forever)."""
+    rules = load_rules(project, slug)
+    names = example_names(project, slug)
+    assert names, f"{slug} has no worked example"
+    with many_games():
+        for name in names:
+            scenario, _ = load_scenario(examples_dir(project, slug) / f"{name}.yaml", project, slug)
+            players = scenario.players or rules.info.min_players
+            position = scenario.position.model_dump(exclude_unset=True)
+            for seed in range(SCENARIO_SEEDS):
+                what = f"{slug} example {name}, seed {seed}"
+                with cpu_bound(what):
+                    state = rules.setup(position, players, scenario.options)
+                    for step in scenario.steps:
+                        play = getattr(step, "play", None)
+                        if play is None or state.is_terminal():
+                            continue
+                        try:
+                            action = rules.parse_action(state, play)
+                        except (ValueError, KeyError, LookupError):
+                            break  # a move the example plays only if asked
+                        if action not in state.legal_actions():
+                            break
+                        state.apply(action)
+                    rng = random.Random(seed)
+                    for _ in range(MAX_ACTIONS):
+                        if state.is_terminal():
+                            break
+                        legal = state.legal_actions()
+                        assert legal, f"{what}: no legal action before the end"
+                        state.apply(rng.choice(legal))
+                    assert state.is_terminal(), f"{what}: no end in {MAX_ACTIONS} actions"
+                    assert state.outcome() is not None
 
 
 def test_the_parts_play_every_game_once():

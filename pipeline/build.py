@@ -19,14 +19,13 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .artifacts import OFFLINE_ZIP, artifacts
 from .lock import die_with_parent, holding_lock
 from .output import atomic_write
 from .problems import Problem, SourceError
 from .project import Project
-from .validate import validate
 
 if TYPE_CHECKING:
     from .load import LoadedGame
@@ -85,21 +84,31 @@ class _Clock:
         self.wall, self.cpu = wall, cpu
 
 
-def plan(project: Project, slugs: Sequence[str]) -> list[Step]:
+def plan(
+    project: Project, slugs: Sequence[str], engines: Sequence[str] | None = None
+) -> list[Step]:
+    """Every step for these games; `engines`: those of them with a rules engine, when known
+    (else found by importing each game's package, a second for Bless's vocabulary)."""
     steps = [
         Step(a.step, slug, a.kind, a.options, (a.path,)) for slug in slugs for a in artifacts(slug)
     ]
-    from .engine.registry import plugin
-
+    have = set(_engines(slugs) if engines is None else engines)
     steps += [
         Step(f"balance {slug}", slug, "balance", (), (f"build/balance/{slug}/figures.json",))
         for slug in slugs
-        if (found := plugin(slug)) is not None and found.engine  # imports this game's only
+        if slug in have
     ]
     offline = ("build/site-offline/index.html", f"build/downloads/{OFFLINE_ZIP}")
     steps.append(Step("site offline", None, "site", (("variant", "offline"),), offline))
     steps.append(Step("site", None, "site", (), ("build/site/index.html",)))
     return steps
+
+
+def _engines(slugs: Sequence[str]) -> list[str]:
+    """The games with a rules engine (imports each game's package, and only its own)."""
+    from .engine.registry import plugin
+
+    return [slug for slug in slugs if (found := plugin(slug)) is not None and found.engine]
 
 
 def run_step(root: str, db_url: str, step: Step) -> Timing:
@@ -220,7 +229,9 @@ DB_RECORD = "database.json"  # in build/: what the last build found cards.db mad
 
 
 def _database(
-    project: Project, games: Sequence[LoadedGame], snapshot: Path
+    project: Project,
+    games: Sequence[LoadedGame] | Callable[[], Sequence[LoadedGame]],
+    snapshot: Path,
 ) -> tuple[bool, str | None, str]:
     """refresh(), then a snapshot of the database into `snapshot` (a SQLite file every step
     reads: one version of the cards for the whole build, whatever writes the database
@@ -231,12 +242,9 @@ def _database(
     from."""
     path = project.sqlite_path
     record = project.build_dir / DB_RECORD
-    inputs = _digest_files(project.games_dir.rglob("*"), project.root) + _code_digest()
+    inputs = _inputs(project)
     if path is not None and path.exists():  # (a server: another client may have written it)
-        try:
-            known = json.loads(record.read_text("utf-8"))
-        except (OSError, ValueError):
-            known = {}
+        known = _known(project)
         if (
             known.get("inputs") == inputs
             and known.get("file") == _sha256(path)
@@ -247,13 +255,21 @@ def _database(
     from .database import refresh, server_snapshot, snapshot_digest
     from .play import DB_STAGES
 
-    rebuilt, said = refresh(project, games, DB_STAGES)
+    loaded = games() if callable(games) else games
+    rebuilt, said = refresh(project, loaded, DB_STAGES)
     if path is None:
-        server_snapshot(project.db_url, snapshot, games)
+        server_snapshot(project.db_url, snapshot, loaded)
         return rebuilt, said, snapshot_digest(snapshot, server=True)
     file = _copy_sqlite(path, snapshot)
     content = snapshot_digest(snapshot, server=False)
-    now = {"inputs": inputs, "file": file, "content": content}
+    slugs = [g.slug for g in loaded]
+    now = {
+        "inputs": inputs,
+        "file": file,
+        "content": content,
+        "games": slugs,
+        "engines": _engines(slugs),
+    }
     atomic_write(record, json.dumps(now, indent=1).encode())
     return rebuilt, said, content
 
@@ -302,31 +318,23 @@ def build(
     report = BuildReport()
     started, cpu = time.perf_counter(), cpu_seconds()
     clock = _Clock(report)
-    checked = validate(project, layout=False)
-    errors = [p for p in checked.problems if p.is_error]
-    if errors:
-        raise SourceError(
-            errors[0]
-            if len(errors) == 1
-            else Problem(
-                errors[0].severity,
-                f"{errors[0].message} (and {len(errors) - 1} more errors)",
-                file=errors[0].file,
-                line=errors[0].line,
-                column=errors[0].column,
-                game=errors[0].game,
-                card=errors[0].card,
-                hint="run `cartiera validate` to see them all",
-            )
-        )
+    checked: list[LoadedGame] = []
+
+    def games() -> list[LoadedGame]:
+        if not checked:
+            checked.extend(_validated(project))
+        return checked
+
+    known = _known(project)
+    if known.get("inputs") != _inputs(project) or not isinstance(known.get("games"), list):
+        games()  # else: the sources and code that passed last time, so they pass again
     clock.lap("validate")
     snapshot = snapshot_path(project)
     try:
-        report.database_rebuilt, report.database, content = _database(
-            project, checked.games, snapshot
-        )
+        report.database_rebuilt, report.database, content = _database(project, games, snapshot)
         clock.lap("database")
-        _run(project, report, [g.slug for g in checked.games], content, snapshot, jobs, progress)
+        slugs = [g.slug for g in checked] if checked else list(_known(project)["games"])
+        _run(project, report, slugs, content, snapshot, jobs, progress)
     finally:
         snapshot.unlink(missing_ok=True)
     report.seconds = time.perf_counter() - started
@@ -346,7 +354,8 @@ def _run(
     from .project import database_url
 
     clock = _Clock(report)
-    steps = plan(project, slugs)
+    engines = _known(project).get("engines")  # (None for a server database: found again)
+    steps = plan(project, slugs, engines if isinstance(engines, list) else None)
     wanted = stamps(project, steps, content)
     stamp_file = project.build_dir / "stamps.json"
     done = json.loads(stamp_file.read_text()) if stamp_file.exists() else {}
@@ -417,6 +426,44 @@ def _schedule(steps: list[Step]) -> list[Step]:
     first = {s.game: s for s in reversed(steps) if s.kind == "deck"}
     rank = {"rulebook": 1, "balance": 1}
     return sorted(steps, key=lambda s: 0 if first.get(s.game) is s else rank.get(s.kind, 2))
+
+
+def _validated(project: Project) -> list[LoadedGame]:
+    """The project's games, once every source is valid; else the first error, one line."""
+    from .validate import validate  # pydantic and every game's vocabulary: a second
+
+    checked = validate(project, layout=False)
+    errors = [p for p in checked.problems if p.is_error]
+    if errors:
+        raise SourceError(
+            errors[0]
+            if len(errors) == 1
+            else Problem(
+                errors[0].severity,
+                f"{errors[0].message} (and {len(errors) - 1} more errors)",
+                file=errors[0].file,
+                line=errors[0].line,
+                column=errors[0].column,
+                game=errors[0].game,
+                card=errors[0].card,
+                hint="run `cartiera validate` to see them all",
+            )
+        )
+    return list(checked.games)
+
+
+def _known(project: Project) -> dict[str, Any]:
+    """What the last build recorded about cards.db and the sources (DB_RECORD)."""
+    try:
+        found = json.loads((project.build_dir / DB_RECORD).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _inputs(project: Project) -> str:
+    """The digest of games/ and of the code: what validation and cards.db come from."""
+    return _digest_files(project.games_dir.rglob("*"), project.root) + _code_digest()
 
 
 def _copied(project: Project) -> str:

@@ -23,7 +23,7 @@ def test_every_output_shows_the_database_as_the_build_started(
     wanted = {"images mazzo", "balance mazzo"}
     real_plan, real_run = build.plan, build.run_step
     monkeypatch.setattr(
-        build, "plan", lambda p, s: [x for x in real_plan(p, s) if x.name in wanted]
+        build, "plan", lambda p, s, e=None: [x for x in real_plan(p, s, e) if x.name in wanted]
     )
     seen: list[str] = []
 

@@ -186,6 +186,7 @@ SLOW_TESTS = frozenset(
         "test_cli.py::test_python_m_pipeline",
         "test_cli_options.py::test_help_reads_at_80_columns",
         "test_conformance.py::test_random_games_keep_the_rules",
+        "test_contract.py::test_a_hook_with_another_signature_fails",
         "test_contract.py::test_a_missing_hook_fails",
         "test_contract.py::test_a_misspelled_hook_fails",
         "test_contract.py::test_the_game_as_it_is_keeps_the_contract",

@@ -82,6 +82,8 @@ OPTIONS: dict[str, Meaning] = {
     "--cluster": Meaning("a Dask scheduler, or local:N", None, "ADDRESS"),
     "--variant": Meaning("a card changed, card.field=value, repeatable", None, "CHANGE"),
     "--threshold": Meaning("how far from parity a figure is marked", None, "P"),
+    "--timings": Meaning("print where the time went, step by step", flag=True),
+    "--html": Meaning("the self-contained HTML file to write", None, "FILE"),
 }
 
 # Arguments as usage lines name them.

@@ -589,12 +589,18 @@ def _stopped(sim: Mapping[str, Any]) -> int:
 
 
 def agent_words(agents: Sequence[str]) -> str:
-    """The seats' agents in words: "random a ogni posto", "search:200 al posto 1, random
-    agli altri" (before rotation: seats rotate from game to game)."""
+    """The seats' agents in words (Markdown): "a ogni posto un giocatore a caso", "al posto 1
+    `search:200`, al posto 2 un giocatore a caso" (before rotation: seats rotate from game to
+    game). Agent names are identifiers, so they stay in code; random play is said in Italian."""
+
+    def who(name: str) -> str:
+        return "un giocatore a caso" if name == "random" else f"`{name}`"
+
+    if not agents:
+        return ""
     if len(set(agents)) == 1:
-        return f"{agents[0]} a ogni posto" if agents else ""
-    parts = [f"{name} al posto {seat}" for seat, name in enumerate(agents, 1)]
-    return ", ".join(parts)
+        return f"a ogni posto {who(agents[0])}"
+    return ", ".join(f"al posto {seat} {who(name)}" for seat, name in enumerate(agents, 1))
 
 
 def balance_page(

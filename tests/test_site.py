@@ -32,7 +32,10 @@ def offline_site(session_offline_site: Path) -> Path:
 
 
 class Page(HTMLParser):
-    """The ids, links and visible strings of one built page."""
+    """The ids, links and visible strings of one built page (prose: a command line in
+    `<code>` speaks the CLI's English by design)."""
+
+    SKIPPED = frozenset({"script", "style", "code"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -54,11 +57,11 @@ class Page(HTMLParser):
         for attr in ("title", "aria-label", "placeholder", "alt"):
             if values.get(attr):
                 self.texts.append(values[attr])
-        if tag in ("script", "style"):
+        if tag in self.SKIPPED:
             self._skip += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
+        if tag in self.SKIPPED:
             self._skip -= 1
 
     def handle_data(self, data: str) -> None:

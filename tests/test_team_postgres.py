@@ -26,7 +26,9 @@ def one_step(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         build,
         "plan",
-        lambda project, slugs: [s for s in real(project, slugs) if s.name == "deck mazzo cards"],
+        lambda project, slugs, engines=None: [
+            s for s in real(project, slugs, engines) if s.name == "deck mazzo cards"
+        ],
     )
 
 

@@ -34,9 +34,11 @@ ONE_PLURAL = re.compile(
 
 
 class _Visible(HTMLParser):
-    """The text a browser shows: everything outside script, style, template and svg."""
+    """The prose a browser shows: everything outside script, style, template and svg, and
+    outside code (a command line is in the CLI's English; Markdown residue shows as
+    backticks, not as <code>)."""
 
-    HIDDEN = frozenset({"script", "style", "template", "svg", "noscript"})
+    HIDDEN = frozenset({"script", "style", "template", "svg", "noscript", "code"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -56,7 +56,6 @@ class BuildReport:
     ran: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    database_rebuilt: bool = False
     database: str | None = None  # what was done to the database, or which one was used
     timings: list[Timing] = field(default_factory=list)  # phases and steps, in order done
     cpu: float = 0.0  # CPU seconds of the whole build, workers and programs included
@@ -232,14 +231,13 @@ def _database(
     project: Project,
     games: Sequence[LoadedGame] | Callable[[], Sequence[LoadedGame]],
     snapshot: Path,
-) -> tuple[bool, str | None, str]:
+) -> tuple[str | None, str]:
     """refresh(), then a snapshot of the database into `snapshot` (a SQLite file every step
     reads: one version of the cards for the whole build, whatever writes the database
-    meanwhile); return whether it was rebuilt, what to say, and the digest of the
-    snapshot's content. Checking a SQLite file writes a whole database and plays every
-    worked example (most of a no-op build's time), so that is skipped while cards.db is,
-    byte for byte, the file the last build left and games/ and the code are what it came
-    from."""
+    meanwhile); return what to say and the digest of the snapshot's content. Checking a
+    SQLite file writes a whole database and plays every worked example (most of a no-op
+    build's time), so that is skipped while cards.db is, byte for byte, the file the last
+    build left and games/ and the code are what it came from."""
     path = project.sqlite_path
     record = project.build_dir / DB_RECORD
     inputs = _inputs(project)
@@ -250,16 +248,16 @@ def _database(
             and known.get("file") == _sha256(path)
             and _copy_sqlite(path, snapshot) == known["file"]
         ):
-            return False, None, str(known["content"])
+            return None, str(known["content"])
     # Imported here: a no-op build needs neither SQLAlchemy nor the engines (a second or two).
     from .database import refresh, server_snapshot, snapshot_digest
     from .play import DB_STAGES
 
     loaded = games() if callable(games) else games
-    rebuilt, said = refresh(project, loaded, DB_STAGES)
+    _, said = refresh(project, loaded, DB_STAGES)
     if path is None:
         server_snapshot(project.db_url, snapshot, loaded)
-        return rebuilt, said, snapshot_digest(snapshot, server=True)
+        return said, snapshot_digest(snapshot, server=True)
     file = _copy_sqlite(path, snapshot)
     content = snapshot_digest(snapshot, server=False)
     slugs = [g.slug for g in loaded]
@@ -271,7 +269,7 @@ def _database(
         "engines": _engines(slugs),
     }
     atomic_write(record, json.dumps(now, indent=1).encode())
-    return rebuilt, said, content
+    return said, content
 
 
 def _copy_sqlite(path: Path, target: Path) -> str:
@@ -331,7 +329,7 @@ def build(
     clock.lap("validate")
     snapshot = snapshot_path(project)
     try:
-        report.database_rebuilt, report.database, content = _database(project, games, snapshot)
+        report.database, content = _database(project, games, snapshot)
         clock.lap("database")
         slugs = [g.slug for g in checked] if checked else list(_known(project)["games"])
         _run(project, report, slugs, content, snapshot, jobs, progress)

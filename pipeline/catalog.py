@@ -145,10 +145,6 @@ class GameInfo:
     def cards(self) -> list[CardInfo]:
         return [card for deck in self.decks for card in deck.cards]
 
-    @property
-    def reconstructed(self) -> bool:
-        return self.status != "official" or any(d.status != "official" for d in self.decks)
-
 
 def game_slugs(engine: Engine) -> list[str]:
     with Session(engine) as session:

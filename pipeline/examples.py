@@ -40,7 +40,6 @@ from .problems import Problem, SourceError, SourceErrors
 from .project import Project
 from .yamlfile import YamlDoc, read_yaml
 
-FORMAT = 3
 EventSpec = str | dict[str, Any]  # a kind, or a kind with a subset of its fields
 
 # What a game's hook may raise on a scenario it cannot follow (a card it does not know, a

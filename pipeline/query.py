@@ -94,7 +94,6 @@ BOOLEAN = {
     "false": False,
     "0": False,
 }
-COMPARISONS = (">=", "<=", "!=", ">", "<", "=", "~", ":")
 
 # Limits on what one query may ask, so that any text gives results or one QueryError: a
 # recursive parser and the databases' expression trees are bounded by them. The browser's

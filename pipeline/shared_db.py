@@ -116,15 +116,3 @@ class Claim:
 
     def record(self, conn: Connection) -> None:
         write_record(conn, self.mine)
-
-
-def changed_while_building(project: Project) -> Problem:
-    """Someone rebuilt the database while outputs were being made from it."""
-    from .connection import shown
-
-    where = project.rel(project.sqlite_path) if project.sqlite_path else shown(project.db_url)
-    return Problem(
-        "error",
-        f"{where} changed while the outputs were made: some may show other content",
-        hint="run `cartiera build` again",
-    )

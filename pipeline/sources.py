@@ -10,7 +10,6 @@ Slug = str
 Status = Literal["official", "reconstructed", "incomplete"]
 CardSize = Literal["poker", "bridge", "tarot", "mini", "euro"]
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
-KEY_PATTERN = r"^[a-z][a-z0-9_]*$"
 
 
 class Strict(BaseModel):

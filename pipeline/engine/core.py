@@ -156,7 +156,6 @@ def choose(rng: random.Random, options: Sequence[T]) -> T:
     return options[j]
 
 
-CHANCE_PLAYER = -2  # reserved: a state whose next step is chance (resolved inside ``apply``)
 TERMINAL = -1
 
 

@@ -147,10 +147,6 @@ class Engine(Rules, Protocol[S]):
         """Failures (Italian or English, one line each) of one game-specific expectation."""
         ...
 
-    def expect_keys(self) -> Sequence[str]:
-        """The game-specific expectation keys `check` understands (for the schema)."""
-        ...
-
     def position_lines(
         self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
     ) -> list[str]:

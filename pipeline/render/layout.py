@@ -21,7 +21,6 @@ MARK_GAP_MM = 0.5  # between the bleed (or the trim, for marks in the bleed) and
 MARK_MAX_MM = 8.0
 MARK_MIN_MM = 2.0  # shorter than this outside the bleed: the mark goes inside it
 REG_RADIUS_MM = 2.0  # duplex targets
-LABEL_ROOM_MM = 2.6  # a 6 pt label line
 
 
 @dataclass(frozen=True)
@@ -316,9 +315,6 @@ class SheetLayout:
         line = area.right if side == "right" else area.x
         y = last.center[1] if self.rows > 1 else block.y + 3 * block.h / 4
         return (edge + line) / 2, y, 90
-
-    def with_sides(self, sides: tuple[str, ...]) -> SheetLayout:
-        return replace(self, sides=sides)
 
 
 def fold_layouts(

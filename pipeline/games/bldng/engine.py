@@ -66,9 +66,6 @@ class BldngRules:
     def check(self, state: BldngState, key: str, want: Any) -> list[str]:
         return scenario.check(state, key, want)
 
-    def expect_keys(self) -> Sequence[str]:
-        return scenario.EXPECT_KEYS
-
     def position_lines(
         self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
     ) -> list[str]:

@@ -179,7 +179,6 @@ class BlitzState:
         self.rivals = tuple(tuple(q for q in range(n) if teams[q] != teams[p]) for p in range(n))
         self.members = {t: tuple(q for q in range(n) if teams[q] == t) for t in set(teams)}
         self.drole = table.role
-        self.dkind = table.kind
 
     # -- the interface -------------------------------------------------------------------
 

@@ -70,9 +70,6 @@ class MazzoRules:
     def check(self, state: MazzoState, key: str, want: Any) -> list[str]:
         return scenario.check(state, key, want)
 
-    def expect_keys(self) -> Sequence[str]:
-        return scenario.EXPECT_KEYS
-
     def position_lines(
         self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
     ) -> list[str]:

@@ -77,9 +77,6 @@ class SamuraiRules:
     def check(self, state: SamuraiState, key: str, want: Any) -> list[str]:
         return scenario.check(state, key, want)
 
-    def expect_keys(self) -> Sequence[str]:
-        return scenario.EXPECT_KEYS
-
     def position_lines(
         self, position: Mapping[str, Any], players: int, options: Mapping[str, Any]
     ) -> list[str]:

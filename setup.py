@@ -9,11 +9,12 @@
   ordinary Python; a .pxd beside a module may declare, for the compiler only, which of its
   classes are C classes, their fields and their methods called from C, and the C types of
   hot locals and functions (Bless's game; the core's shuffle and random choice). Play is
-  then 1.3 to 2.5 times faster, which balance runs of tens of thousands of games need; the
-  build takes minutes and a C compiler. Cython is then asked for as a build requirement
-  (setup_requires, which setuptools' PEP 517 backend reports to pip), so a pure install
-  never downloads it. The modules are built without debugging symbols and stripped. With no
-  C compiler the install warns and stays pure Python. Each compiled build records a digest
+  then faster (by how much: the README's measured table, benchmarks/engine.py), which
+  balance runs of tens of thousands of games need; the build needs a C compiler. Cython
+  is then asked for as a build requirement (setup_requires, which setuptools' PEP 517
+  backend reports to pip), so a pure install never downloads it. The modules are built
+  without debugging symbols and stripped. With no C compiler the install warns and stays
+  pure Python. Each compiled build records a digest
   of every source it compiled (pipeline/_compiled.json), and pipeline.compiled loads a
   package's compiled modules only while all their sources are unchanged, so an edit to an
   engine module takes effect at once, compiled again or not.

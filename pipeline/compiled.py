@@ -7,8 +7,8 @@ edit of, say, pipeline/games/bless/turns.py the old compiled rules would still r
 finder installed here prevents that: when a compiled module's source changed since it was
 built, every compiled module of its package is skipped (with one warning saying how to
 rebuild) and the sources are imported instead. A whole package, because its compiled
-modules share C-level classes (Bless's game is a chain of them across five modules), which
-cannot be mixed with the Python source of a base or a subclass. Every compiled file found
+modules share C-level classes (Bless's game is one chain of them, a class per module),
+which cannot be mixed with the Python source of a base or a subclass. Every compiled file found
 beside a source is checked, whether the manifest lists it or not (a failed build may leave
 an old file and drop it from the manifest). CARTIERA_PURE_PYTHON=1 skips every compiled
 module.

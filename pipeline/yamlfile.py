@@ -86,7 +86,7 @@ _PARSED_MAX = 512
 
 def _parse(text: str, cache: Path | None = None) -> tuple[Any, bool]:
     """The round-trip tree of `text`. Parsing is most of the time it takes to read the
-    sources (a `db build` reads about a hundred files, 1.8 s of parsing), and the same
+    sources (a `db build` reads every file of every game), and the same
     text is read again and again: by a process that runs several commands (`cartiera
     build` validates then builds, `preview` reads again on every edit), and by every
     new process. So a tree this process parsed is kept pickled in memory (each caller

@@ -137,8 +137,8 @@ class GameFields(Reader):
 
     One chain rather than mixins, so that the compiled build can make each of them a C
     class (common.pxd and its siblings): fields read as struct members and the hot methods
-    called without a lookup, about 1.4 times faster than the same modules compiled as
-    plain classes. In Python the fields are slots (the other classes add none).
+    called without a lookup, as plain compiled classes are not (benchmarks/engine.py
+    measures the difference). In Python the fields are slots (the other classes add none).
     """
 
     __slots__ = (

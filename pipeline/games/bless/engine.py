@@ -1,10 +1,13 @@
 """Bless: the reference rules engine (state, turn, actions, clash, limits, end of the game).
 
 The clause anchors of games/bless/rules.md name what each part implements. Card effects are
-data read from cards.db and run by bless_effects; this module only holds the rules that
-every card shares. Every decision is an action: the main-phase actions, and ``("choose", x)``
-for targets, hosts, the Mulligan, the Offerta, the Fato guess, the order of effects.
-A decision with a single option is taken by the engine and is not an action.
+data read from cards.db, compiled by .compiler (the vocabulary of .vocab) and resolved by
+.effects; the rules every card shares are in the chain of classes that ends in
+.state.BlessGame (.common, .values, .effects, .field, .turns); this module is the
+``Engine`` that makes games and reads them. Every decision is an action: the main-phase
+actions, and ``("choose", x)`` for targets, hosts, the Mulligan, the Offerta, the Fato
+guess, the order of effects. A decision with a single option is taken by the engine and
+is not an action.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -38,6 +39,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from .engine.plugin import FigureTable
+from .markup import escape_html, escape_markdown
 from .output import atomic_write
 from .project import Project
 
@@ -588,13 +590,20 @@ def _stopped(sim: Mapping[str, Any]) -> int:
     return int(stopped or 0)
 
 
+AGENT_NAME = re.compile(r"[a-z][a-z0-9_]*(:[0-9]+)?")  # "search:200": an agent and its budget
+
+
 def agent_words(agents: Sequence[str]) -> str:
     """The seats' agents in words (Markdown): "a ogni posto un giocatore a caso", "al posto 1
     `search:200`, al posto 2 un giocatore a caso" (before rotation: seats rotate from game to
     game). Agent names are identifiers, so they stay in code; random play is said in Italian."""
 
     def who(name: str) -> str:
-        return "un giocatore a caso" if name == "random" else f"`{name}`"
+        if name == "random":
+            return "un giocatore a caso"
+        if AGENT_NAME.fullmatch(name):
+            return f"`{name}`"
+        return escape_markdown(escape_html(name))  # a report file is a source: untrusted
 
     if not agents:
         return ""

@@ -2658,3 +2658,5 @@ def test_turn_cap_stops_the_game(rules):
         outcome = g.outcome()
         assert outcome.stopped and outcome.winners == () and not outcome.draw
         assert outcome.how == "turni-esauriti" and g.returns() == [0.0, 0.0]
+        last = rules.narrate(g.log)[-1]
+        assert "interrompe la partita al limite di turni" in last and "senza risultato" in last

@@ -295,9 +295,10 @@ def test_options_match_the_rule_text(built_once, rules):
         r["id"]: r["answer"]
         for r in yaml.safe_load((built_once / "games/mazzo/rulings.yaml").read_text())["rulings"]
     }
-    assert "`two_card_doubt`" in rulings["mazzo-dubito-sbagliato"]
+    # a ruling's answer is plain text (the rulebook prints it as is): the name, no backticks
+    assert "opzione two_card_doubt" in rulings["mazzo-dubito-sbagliato"]
     assert "è una lettura e non il testo" in rulings["mazzo-dubito-sbagliato"].lower()
-    assert "`mazziere_tiebreak`" in rulings["mazzo-bottino-piu-grande"]
+    assert "opzione mazziere_tiebreak" in rulings["mazzo-bottino-piu-grande"]
     assert "nostra invenzione" in rulings["mazzo-bottino-piu-grande"]
     # the engine's wrong doubt by default takes the whole hand, as the clause says
     state = at(

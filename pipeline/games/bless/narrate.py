@@ -279,7 +279,11 @@ class BlessNarrator:
     def _end(self, e: Event) -> str:
         (a, b), winner = e.args
         if winner < 0:
-            return f"La partita si ferma senza esito ({a} a {b})."
+            return (
+                f"Il motore interrompe la partita al limite di turni, sul {a} a {b}: è una "
+                "salvaguardia delle simulazioni, non una regola di Bless, quindi la partita "
+                "resta senza risultato."
+            )
         text = f"Fine della partita, {a} a {b}: vince {player_name(winner)}"
         if a == b:
             text += ", che aveva attivato i Turni Finali"

@@ -282,6 +282,52 @@ def test_the_browser_steps_through_an_example(
 
 
 @pytest.mark.slow
+def test_no_card_leaves_its_zone_in_a_sample_game(
+    session_server: str, session_browser: Any
+) -> None:
+    """A whole sample game has the longest rows (BLDNG's cantiere overlaps its cards and
+    wraps): at every step, at 1280 and 390 px, every card lies inside the box of its zone."""
+    from selenium.webdriver.common.by import By
+
+    driver = session_browser
+    outside = {}
+    for slug in GAMES:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.get(f"{session_server}/giochi/{slug}/partita/")
+        root = driver.find_element(By.CSS_SELECTOR, ".cartiera-tavolo[data-tavolo]")
+        assert root.get_attribute("data-pronto") == "1", root.get_attribute("data-errore")
+        for width, mobile in ((1280, False), (390, True)):
+            driver.execute_cdp_cmd(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": mobile},
+            )
+            found = driver.execute_script(
+                """
+                const board = window.cartieraTavoli[0], out = [];
+                let cards = 0;
+                for (let step = 0; step < board.data.passi.length; step++) {
+                  board.show(step);
+                  board.root.querySelectorAll('[data-zona]').forEach(z => {
+                    const box = z.getBoundingClientRect();
+                    z.querySelectorAll('.ct-carta').forEach(c => {
+                      const r = c.getBoundingClientRect();
+                      cards++;
+                      if (r.left < box.left - 1 || r.right > box.right + 1)
+                        out.push(step + ' ' + z.getAttribute('data-zona'));
+                    });
+                  });
+                }
+                return [cards, out.slice(0, 5)];
+                """
+            )
+            assert found[0] > 0, slug  # the check saw cards
+            if found[1]:
+                outside[(slug, width)] = found[1]
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert not outside, outside
+
+
+@pytest.mark.slow
 def test_the_replay_page_works_offline_from_a_file(
     shared_project: Path, session_browser: Any, tmp_path: Path
 ) -> None:

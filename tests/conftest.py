@@ -35,9 +35,21 @@ ROOT = Path(__file__).resolve().parents[1]
 TEST_CACHE = ROOT / "build" / "test-cache"  # the suite's render cache, kept between runs
 TEST_CACHE_DAYS = 14  # entries older than this are removed at the start of a run
 NOT_COMPILED = "the engine is not compiled here"  # the skip of tests/test_compiled.py
-# A test's subprocesses run this checkout's pipeline with this interpreter, whatever is
-# installed or on PATH where they start (from a venv that is not activated, say).
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.getenv("PYTHONPATH")]))
+CARTIERA = (sys.executable, "-m", "pipeline")  # the CLI in a subprocess: env=checkout_env()
+
+
+def checkout_env(**extra: str) -> dict[str, str]:
+    """The environment for a subprocess that runs or imports pipeline (``[*CARTIERA, ...]``,
+    ``python -c``): os.environ with this checkout first on PYTHONPATH, so the child runs
+    this checkout's code with this interpreter, not the checkout the interpreter's
+    editable install was made from, nor what PATH finds; and `extra` on top."""
+    rest = [p for p in os.getenv("PYTHONPATH", "").split(os.pathsep) if p and p != str(ROOT)]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), *rest]), **extra}
+
+
+# Subprocesses that do not pass an env (pytest in a copied suite, an installed script)
+# inherit the same.
+os.environ["PYTHONPATH"] = checkout_env()["PYTHONPATH"]
 SCRIPTS = Path(sysconfig.get_path("scripts"))  # this interpreter's bin/: its cartiera, its pip
 GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
 # The site's Bilanciamento pages simulate every engine: a few games are enough to test them.
@@ -507,8 +519,10 @@ def session_site_build(shared_project: Path) -> SiteBuild:
     build both serves the site tests and proves the build needs no network."""
     why = _cut_network()
     if why is None:
-        command = [sys.executable, "-m", "pipeline", "--project", str(shared_project), "site"]
-        result = subprocess.run(["unshare", "-n", *command], capture_output=True, text=True)
+        command = [*CARTIERA, "--project", str(shared_project), "site"]
+        result = subprocess.run(
+            ["unshare", "-n", *command], capture_output=True, text=True, env=checkout_env()
+        )
         assert result.returncode == 0, result.stderr
     else:
         run = invoke(shared_project, "site")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 import typer
-from conftest import ROOT
+from conftest import CARTIERA, ROOT, checkout_env
 
 from pipeline.cli import app
 
@@ -43,8 +42,9 @@ def test_version(cli) -> None:
 
 def test_python_m_pipeline() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "pipeline", "validate", "mazzo"],
+        [*CARTIERA, "validate", "mazzo"],
         cwd=ROOT,
+        env=checkout_env(),
         capture_output=True,
         text=True,
     )

@@ -3,10 +3,8 @@ pipeline/clivocab.py, help that reads at 80 columns, one error line, slug comple
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +12,7 @@ from typing import Any
 
 import pytest
 import typer
-from conftest import ROOT, invoke
+from conftest import CARTIERA, ROOT, checkout_env, invoke
 
 from pipeline.cli import app
 from pipeline.clivocab import OPTIONS
@@ -89,10 +87,10 @@ def test_simulate_json_is_format_json(shared_project: Path) -> None:
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_help_reads_at_80_columns(name: str) -> None:
-    env = {**os.environ, "COLUMNS": "80"}
+    env = checkout_env(COLUMNS="80")
     words = name.split()[1:]
     out = subprocess.run(
-        [sys.executable, "-m", "pipeline", *words, "--help"],
+        [*CARTIERA, *words, "--help"],
         capture_output=True, text=True, env=env, cwd=ROOT, check=True,
     ).stdout  # fmt: skip
     lines = out.splitlines()
@@ -157,10 +155,11 @@ def test_a_query_may_start_with_a_minus(shared_project: Path) -> None:
 def test_game_arguments_complete_the_projects_slugs(shared_project: Path) -> None:
     def complete(line: str, cwd: Path) -> list[str]:
         words = line.split(" ")
-        env = {**os.environ, "_CARTIERA_COMPLETE": "complete_bash", "COMP_WORDS": line,
-               "COMP_CWORD": str(len(words) - 1)}  # fmt: skip
+        env = checkout_env(
+            _CARTIERA_COMPLETE="complete_bash", COMP_WORDS=line, COMP_CWORD=str(len(words) - 1)
+        )
         return subprocess.run(
-            [sys.executable, "-m", "pipeline"], capture_output=True, text=True, env=env, cwd=cwd
+            CARTIERA, capture_output=True, text=True, env=env, cwd=cwd
         ).stdout.split()
 
     assert complete("cartiera deck b", shared_project) == ["bldng", "bless", "blitz"]

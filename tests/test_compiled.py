@@ -8,7 +8,6 @@ import hashlib
 import importlib
 import importlib.machinery
 import json
-import os
 import re
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import warnings
 from pathlib import Path
 
 import pytest
-from conftest import NOT_COMPILED
+from conftest import NOT_COMPILED, checkout_env
 
 from pipeline import compiled
 from pipeline.engine import registry
@@ -70,7 +69,7 @@ def test_the_compiled_engine_plays_as_its_python_source(built_copy) -> None:
         capture_output=True,
         text=True,
         check=True,
-        env={**os.environ, compiled.PURE_ENV: "1"},
+        env=checkout_env(**{compiled.PURE_ENV: "1"}),
     ).stdout.split()
     assert pure == [here, "0"]  # the same games, and not one compiled module in that process
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import PROVA_GAME, ROOT, edit
+from conftest import CARTIERA, PROVA_GAME, ROOT, checkout_env, edit
 from typer.testing import CliRunner
 
 from pipeline.cli import app
@@ -60,8 +60,10 @@ def _other_games(folder: str, names: list[str]) -> list[str]:
 
 
 def _cli(project: Path, *args: str) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "pipeline", "--project", str(project), *args]
-    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    command = [*CARTIERA, "--project", str(project), *args]
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=checkout_env()
+    )
 
 
 def _run(project: Path, *args: str) -> None:

@@ -5,13 +5,12 @@ connection fails."""
 from __future__ import annotations
 
 import hashlib
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, invoke
+from conftest import CARTIERA, ROOT, checkout_env, invoke
 from pgserver import Server
 
 from pipeline.project import open_project
@@ -79,8 +78,8 @@ def test_two_builds_at_once_never_mix(postgres: Server, built: Path, shared_proj
     text = cards.read_text("utf-8")
     cards.write_text(text.replace("name: Spia", "name: Spia Nascosta", 1), "utf-8")
     assert invoke(built, "db", "build").exit_code == 0  # its own cards.db, to compare with
-    env = {**os.environ, "CARTIERA_DB": url}
-    command = [sys.executable, "-m", "pipeline", "--project"]
+    env = checkout_env(CARTIERA_DB=url)
+    command = [*CARTIERA, "--project"]
     runs = [
         subprocess.Popen(
             [*command, str(p), "db", "build", "--force"],  # two projects: both replace

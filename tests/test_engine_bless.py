@@ -1622,14 +1622,11 @@ def test_preghiera(rules):
         {"hand": [SPARE], "prayers": ["fiume-etereo"]},
         {"curses": ["lenora-spada-oscura"], "prayers": ["re-ombra"]},
     )
-    codes = {rules.cards[x].code for a in g.legal_actions() for x in a[1:] if isinstance(x, int)}
-    assert (
-        "fiume-etereo" not in codes or ("invoke", rules.card("fiume-etereo")) in g.legal_actions()
-    )
-    assert not any(
-        a[0] == "attack" for a in g.legal_actions()
-    )  # nothing to attack, nothing attacks
-    assert ("direct", rules.card("fiume-etereo")) not in g.legal_actions()
+    legal = g.legal_actions()
+    # the Preghiera of the player's own card in play is offered, and no other
+    assert [a for a in legal if a[0] == "invoke"] == [("invoke", rules.card("fiume-etereo"))]
+    assert not any(a[0] == "attack" for a in legal)  # nothing to attack, nothing attacks
+    assert ("direct", rules.card("fiume-etereo")) not in legal
 
 
 def test_lasciare_il_campo(rules):

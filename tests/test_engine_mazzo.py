@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
+from collections import Counter
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -85,15 +87,18 @@ def test_in_breve(rules):
     assert state.outcome().scores == tuple(float(len(b)) for b in state.bottini)
 
 
-def test_carte(rules):
-    kinds_ = [r.kind for r in rules.cards.records]
-    assert len(kinds_) == 33
-    assert (kinds_.count("personaggio"), kinds_.count("mazziere"), kinds_.count("regole")) == (
-        31,
-        1,
-        1,
-    )
-    assert sum(rules.cards.in_play) == 32
+def test_carte(rules, built_once):
+    """The engine's deck is the one the clause's table lists, and a game is played with all
+    of it but the rules card, set aside before the deal (2.1)."""
+    table = dict(re.findall(r"^\| ([^|]+?) \| (\d+) \|$", section(built_once, "carte"), re.M))
+    kinds = Counter(r.kind for r in rules.cards.records)
+    listed = {"Personaggi": "personaggio", "Mazziere": "mazziere", "Carta regole": "regole"}
+    assert {kind: int(table[label]) for label, kind in listed.items()} == kinds
+    for seed in range(3):
+        state = rules.new_game(seed, 2)
+        dealt = sorted([*state.hands[0], *state.hands[1], *state.reserve])
+        assert dealt == [c for c, used in enumerate(rules.cards.in_play) if used]
+        assert [rules.cards.records[c].kind for c in state.out] == ["regole"]
 
 
 def test_abilita(rules, built_once):

@@ -5,6 +5,7 @@ the invariants, the figures and the heuristic agent."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -110,10 +111,24 @@ def test_in_breve(rules):
     assert s.active == 1 and s.res[1] == s.maxres[1] and s.phase == "main"
 
 
-def test_scheda(rules):
+def test_scheda(rules, built_once):
+    """The sheet's player counts for the base game are the ones the engine deals for, and
+    no others; what the engine declares of the game holds in play: a seat sees its own role
+    and the Shogun's, not the others' (hidden information), and the deal is shuffled."""
+    text = (built_once / "games" / SLUG / "rules.md").read_text(encoding="utf-8")
+    found = re.search(r"^\| Giocatori \| da (\d+) a (\d+)\b", text, re.M)
+    assert found, "the sheet has no Giocatori row"
+    low, high = map(int, found.groups())
     info = rules.info
-    assert (info.min_players, info.max_players) == (3, 7)
-    assert info.hidden_information and info.chance and info.team_modes == ("roles",)
+    assert (info.min_players, info.max_players) == (low, high)
+    for players in (low - 1, high + 1):
+        with pytest.raises(ValueError, match="played by"):
+            rules.new_game(1, players)
+    s = rules.new_game(1, high)
+    seen = [set(s.observation(p)["roles"]) for p in range(high)]
+    assert info.hidden_information
+    assert all(roles == {str(p), str(s.shogun())} for p, roles in enumerate(seen))
+    assert info.chance and s.hands != rules.new_game(2, high).hands
 
 
 def test_obiettivo(rules):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import random
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import GAMES, checkout_env
 
 from pipeline.engine import registry
 from pipeline.engine.core import Seats, choose, shuffle
@@ -24,7 +26,7 @@ def test_the_core_imports_no_database_library():
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'sqlmodel')))"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=checkout_env()
     ).stdout
     assert out.strip() == "[]"
 
@@ -109,11 +111,22 @@ def test_the_cycle_finder_finds_cycles():
 
 
 def test_every_registered_game_is_a_plugin_under_its_slug():
+    """Each of the five games is registered under its slug and has an engine whose
+    "module:function" names a function that exists."""
     plugins = registry.plugins()
-    assert {"bless", "bldng"} <= set(plugins)
+    assert list(plugins) == list(GAMES)
     assert all(isinstance(p, GamePlugin) and p.slug == s for s, p in plugins.items())
-    assert "bless" in registry.engine_slugs()
-    assert registry.plugin("bldng").engine is None or "bldng" in registry.engine_slugs()
+    assert registry.engine_slugs() == list(GAMES)
+    for slug, found in plugins.items():
+        module, _, name = (found.engine or "").partition(":")
+        assert callable(getattr(importlib.import_module(module), name, None)), slug
+
+
+def test_a_game_without_an_engine_is_not_listed_as_one(monkeypatch: pytest.MonkeyPatch):
+    plugins = registry.plugins()
+    bare = GamePlugin(slug="bldng")  # its data checks only, as a game starts out
+    monkeypatch.setattr(registry, "plugins", lambda: {**plugins, "bldng": bare})
+    assert registry.engine_slugs() == [s for s in GAMES if s != "bldng"]
 
 
 def test_the_loader_finds_game_checks_through_the_registry():

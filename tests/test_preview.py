@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -14,12 +13,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import edit
+from conftest import CARTIERA, checkout_env, edit
 
+from pipeline import preview as preview_module
 from pipeline.preview import Preview, make_server
 from pipeline.project import open_project
 
 CARDS = Path("games") / "mazzo" / "cards.yaml"
+# How long a wait may take before the test fails as hung: not a speed requirement (the
+# machine may be busy with the rest of the suite), only a bound on a wait that never ends.
+HANG = 120
 CAPTIONS = "return [...document.querySelectorAll('figcaption')].map(c => c.textContent).join('\\n')"
 
 
@@ -33,12 +36,11 @@ def _free_port() -> int:
 def preview_url(project: Path) -> Iterator[str]:
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "pipeline", "--project", str(project), "preview", "mazzo",
-         "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [*CARTIERA, "--project", str(project), "preview", "mazzo", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=checkout_env(),
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + HANG
     while time.monotonic() < deadline:
         try:
             urllib.request.urlopen(url + "state.json", timeout=1).read()
@@ -72,7 +74,7 @@ def test_the_page_follows_an_edit_and_shows_a_broken_file(
     from selenium.webdriver.common.by import By
 
     driver.get(preview_url)  # type: ignore[attr-defined]
-    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "figure img"), 60)
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "figure img"), HANG)
     assert "Spia · fronte" in driver.execute_script(CAPTIONS)  # type: ignore[attr-defined]
     width = driver.execute_script(  # type: ignore[attr-defined]
         "return document.querySelector('.card').getBoundingClientRect().width"
@@ -84,18 +86,15 @@ def test_the_page_follows_an_edit_and_shows_a_broken_file(
     assert images > 0
     driver.execute_script("window.sameDocument = true")  # type: ignore[attr-defined]
     edit(project / CARDS, "name: Spia", "name: Spia Segreta")
-    started = time.monotonic()
-    _wait(driver, lambda d: "Spia Segreta · fronte" in d.execute_script(CAPTIONS), 10)
-    # The page followed the edit by itself (no reload: the same document) and soon: its
-    # request is answered when one face is laid out again, under a second on a quiet machine;
-    # 5 s leaves room for a CI machine whose two cores run the rest of the suite.
+    # The page follows the edit by itself: no reload, the same document. How soon is the
+    # long poll's doing, checked without a clock below; HANG only stops a test that hangs.
+    _wait(driver, lambda d: "Spia Segreta · fronte" in d.execute_script(CAPTIONS), HANG)
     assert driver.execute_script("return window.sameDocument === true")  # type: ignore[attr-defined]
-    assert time.monotonic() - started < 5.0
     (project / CARDS).write_text("cards: [\n  - {number: 1\n", encoding="utf-8")
     alert = _wait(
         driver,
         lambda d: d.execute_script("return document.getElementById('problems').textContent"),
-        10,
+        HANG,
     )
     assert "games/mazzo/cards.yaml" in str(alert)
     assert "error" in str(alert)
@@ -115,11 +114,13 @@ def test_only_the_changed_faces_are_laid_out_again(project: Path, own_cache: Non
 
 
 def test_a_page_waiting_for_the_next_state_gets_it_as_soon_as_it_is_rendered(
-    project: Path,
+    project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The page's request for a state newer than the one it shows is held until a new
     rendering exists (a long poll), instead of answering at once and leaving the page to
-    ask again after a polling period."""
+    ask again after a polling period. The server would hold it for longer than HANG: an
+    answer within HANG is the new rendering waking it, however busy the machine."""
+    monkeypatch.setattr(preview_module, "WAIT_S", 10 * HANG)
     preview = Preview(open_project(project), "mazzo")
     shown = preview.refresh().version
     server = make_server(preview, 0)
@@ -127,7 +128,7 @@ def test_a_page_waiting_for_the_next_state_gets_it_as_soon_as_it_is_rendered(
     url = f"http://127.0.0.1:{server.server_address[1]}/state.json?after={shown}"
     answers: list[dict] = []
     waiting = threading.Thread(
-        target=lambda: answers.append(json.load(urllib.request.urlopen(url, timeout=60)))
+        target=lambda: answers.append(json.load(urllib.request.urlopen(url, timeout=HANG)))
     )
     try:
         waiting.start()
@@ -135,7 +136,7 @@ def test_a_page_waiting_for_the_next_state_gets_it_as_soon_as_it_is_rendered(
         assert not answers  # nothing newer yet: the request is held
         edit(project / CARDS, "name: Spia", "name: Spia Segreta")
         preview.refresh()
-        waiting.join(10)
+        waiting.join(HANG)
     finally:
         server.shutdown()
         server.server_close()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 import sqlite3
-import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -199,12 +199,19 @@ def test_duplex_file_has_an_even_page_count(prova: Path, tmp_path: Path) -> None
 
 
 def test_deck_warns_when_the_database_is_stale(built: Path, tmp_path: Path) -> None:
-    """Defect 6: an edit to cards.yaml after cards.db was built gets a one-line warning."""
+    """Defect 6: an edit to cards.yaml after cards.db was built gets a one-line warning.
+    Told by content, not by file times (a fresh clone's say nothing), so the times are set
+    to mislead: a file touched after the build but unchanged gets no warning, an edit dated
+    before the build gets one."""
     out = str(tmp_path / "deck.pdf")
+    cards = built / "games/blitz/cards.yaml"
+    built_at = (built / "cards.db").stat().st_mtime_ns
+    hour = 3600 * 10**9
+    os.utime(cards, ns=(built_at + hour, built_at + hour))
     run = invoke(built, "deck", "blitz", "--out", out)
     assert run.exit_code == 0 and "changed after" not in run.stderr
-    time.sleep(0.01)
-    edit(built / "games/blitz/cards.yaml", "name: Fuoco", "name: Fuoco vivo")
+    edit(cards, "name: Fuoco", "name: Fuoco vivo")
+    os.utime(cards, ns=(built_at - hour, built_at - hour))
     run = invoke(built, "deck", "blitz", "--out", out)
     assert run.exit_code == 0
     line = next(x for x in run.stderr.splitlines() if "changed after" in x)

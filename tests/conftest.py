@@ -159,7 +159,6 @@ LONGEST_FIRST = (
     "test_rulebook.py",
     "test_print_defects.py",
     "test_print_layouts.py",
-    "test_engine_random_games.py",
     "postgres",
     "test_new.py",
 )
@@ -173,6 +172,7 @@ SLOW = (
     *POSTGRES_GROUP,
     *(name for name in LONGEST_FIRST if name.endswith(".py")),
     "test_preview.py",
+    "test_engine_random_games.py",
     "test_cluster.py",
     "test_print.py",
     "test_site_balance.py",

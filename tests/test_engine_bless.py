@@ -2614,6 +2614,38 @@ def test_invariants_name_each_broken_state(rules):
     assert "a card is missing or in two zones" in broken.invariants()
 
 
+def test_random_games_of_every_altar_score_what_was_blessed(rules):
+    """What Bless's random games show beyond the conformance test (which plays every
+    engine's standard game, its invariants checked after every action): the short and long
+    Altari (3 and 7) keep the invariants too and replay; every game has a winner; the scores
+    are the sum of what the log says was blessed and scored; and the Final Turns start both
+    ways, by a full Altare and by an empty Mazzo."""
+    from pipeline.engine.agents import RandomAgent
+    from pipeline.engine.core import Replay, play_replay
+
+    hows = set()
+    for seed in range(60):
+        options = ({}, {"altar": 3}, {"altar": 7})[seed % 3]
+        g = rules.new_game(seed, 2, options)
+        agents = [RandomAgent(2 * seed), RandomAgent(2 * seed + 1)]
+        while not g.is_terminal():
+            g.apply(agents[g.current_player()].act(g))
+            assert g.invariants() == [], f"seed {seed}, {options}"
+        assert g.winner in (0, 1) and g.final_by in (0, 1), f"seed {seed}: no winner"
+        earned = [0, 0]
+        for e in g.log:
+            if e.kind == "bless":
+                earned[e.player] += e.args[1]
+            elif e.kind == "score":
+                earned[e.player] += e.args[0]
+        assert earned == g.scores, f"seed {seed}: the scores are not what was blessed"
+        hows.add(g.final_how)
+        if seed < 3:
+            replay = Replay.from_json(Replay.of(g, rules, seed, options).to_json())
+            assert play_replay(rules, replay).log == g.log
+    assert hows == {"altare", "mazzo"}
+
+
 def test_every_declared_field_of_a_game_has_its_slot():
     """GameFields and its root compiler.Reader declare each field annotated for mypy and in
     __slots__ for Python (and as a member of its C class in a .pxd: test_compiled checks

@@ -1,29 +1,23 @@
-"""Seeded games played to the end by agents, checked after every action (after OpenSpiel's
-random-simulation test): legality, invariants, determinism, replays, cloning, hidden
-information, and the simulation's figures."""
+"""The platform around a game's rules, on Bless: replays (another generator, other cards,
+a file, its size, a broken one), narration, clones, views, refused actions, and the
+simulation's figures. Random games of every engine to the end, with their invariants,
+determinism and replays, are tests/test_conformance.py's; Bless's own checks of its random
+games are in tests/test_engine_bless.py."""
 
 from __future__ import annotations
 
 import random
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from pipeline.engine import IllegalAction, RandomAgent, Replay, ReplayError, play
-from pipeline.engine.agents import many_games
 from pipeline.engine.core import play_replay
-from pipeline.games.bless.agents import GreedyAgent
 from pipeline.play import load_rules, replay_file
 from pipeline.problems import SourceError
 from pipeline.project import open_project
 from pipeline.simulate import make_setup, record_game, simulate
-
-GAMES = 2000
-GREEDY_GAMES = 10  # of the GAMES, these are greedy against random
-VIEW_EVERY = 16  # actions between two checks of what a player sees
-MAX_ACTIONS = 5000
 
 
 @pytest.fixture(scope="module")
@@ -35,83 +29,6 @@ def root(built_copy) -> Path:
 @pytest.fixture(scope="module")
 def rules(root: Path):
     return load_rules(open_project(root), "bless")
-
-
-def options_for(seed: int) -> dict[str, int]:
-    """Mostly the standard game; every tenth game one of the short and long variants."""
-    return {"altar": (3, 7)[seed // 10 % 2]} if seed % 10 == 9 else {}
-
-
-def check_game(rules, seed: int) -> tuple[int, int, int, str]:
-    """Play one game to its end, checking every action; returns a fingerprint of it."""
-    greedy = seed < GREEDY_GAMES
-    game = rules.new_game(seed, options=options_for(seed))
-    agents = [GreedyAgent(seed) if greedy else RandomAgent(2 * seed), RandomAgent(2 * seed + 1)]
-    game.check_invariants()
-    for step in range(MAX_ACTIONS):
-        if game.is_terminal():
-            break
-        legal = game.legal_actions()
-        assert legal, f"seed {seed}: a decision without options"
-        player = game.current_player()
-        action = agents[player].act(game)
-        assert action in legal
-        game.apply(action)
-        game.check_invariants()
-        if step % VIEW_EVERY == 0:
-            view = game.observation(1 - player)
-            hidden = {rules.cards[c].code for c in game.piles[2 * 2 + player]}
-            assert not hidden & set(view["hand"]), "a player sees the other's hand"
-    assert game.is_terminal(), f"seed {seed}: the game did not end"
-    assert game.winner in (0, 1), f"seed {seed}: no winner"
-    earned = [0, 0]
-    for e in game.log:
-        if e.kind == "bless":
-            earned[e.player] += e.args[1]
-        elif e.kind == "score":
-            earned[e.player] += e.args[0]
-    assert earned == game.scores, f"seed {seed}: the scores are not what was blessed"
-    assert game.final_by in (0, 1) and game.final_how in ("altare", "mazzo")
-    return seed, game.winner, game.turn, game.final_how
-
-
-def check_games(root: Path, seeds: list[int]) -> list[tuple[int, int, int, str]]:
-    rules = load_rules(open_project(root), "bless")
-    with many_games():
-        return [check_game(rules, seed) for seed in seeds]
-
-
-def test_random_games_keep_every_invariant(root: Path):
-    """2,000 seeded games (the first ones greedy against random), on two processes."""
-    seeds = list(range(GAMES))
-    halves = [seeds[0::2], seeds[1::2]]
-    with ProcessPoolExecutor(2) as pool:
-        results = [r for part in pool.map(check_games, [root, root], halves) for r in part]
-    assert len(results) == GAMES
-    triggers = {how for _, _, _, how in results}
-    assert triggers == {"altare", "mazzo"}  # both ways of starting the Final Turns happen
-
-
-def test_same_seed_same_log(rules):
-    def run(seed: int):
-        game = rules.new_game(seed)
-        return play(game, [RandomAgent(seed), RandomAgent(seed + 1)]).log
-
-    assert run(12) == run(12)
-    assert run(12) != run(13)
-
-
-def test_replay_reproduces_the_final_state(rules):
-    game = play(rules.new_game(21, options={"altar": 3}), [RandomAgent(1), RandomAgent(2)])
-    text = Replay.of(game, rules, 21, {"altar": 3}).to_json()
-    again = play_replay(rules, Replay.from_json(text))
-    assert again.log == game.log
-    assert (again.zone, again.scores, again.winner, again.turn) == (
-        game.zone,
-        game.scores,
-        game.winner,
-        game.turn,
-    )
 
 
 def test_replay_does_not_use_the_random_generator(rules):

@@ -114,14 +114,43 @@ def test_with_the_settings_the_tests_run(tiny_suite: Path) -> None:
     assert "2 passed" in result.stdout
 
 
-def test_the_tests_of_one_file_run_on_one_worker(request: pytest.FixtureRequest) -> None:
-    """pyproject's --dist loadgroup keeps a file's tests (and the site's) on one worker, so
-    module and session fixtures are built once (tests/conftest.py). pytest-xdist tells the
-    scheduler a test's group through its node id, a channel a pytest release can close
-    without a word (9.2 did): then every fixture is built twice and nothing else fails."""
-    if not getattr(request.config.option, "loadgroup", False):
-        pytest.skip("not run by a pytest-xdist worker with --dist loadgroup (-n 0, say)")
-    assert request.node.nodeid.endswith("@test_fresh_clone.py")
+ONE_FILE = """
+import os
+
+
+def _ran():
+    with open(os.environ["WORKERS_LOG"], "a", encoding="utf-8") as log:
+        log.write(f"{__name__} {os.environ.get('PYTEST_XDIST_WORKER', '-')}\\n")
+""" + "".join(f"\n\ndef test_{i}():\n    _ran()\n" for i in range(4))
+
+
+def test_the_tests_of_one_file_run_on_one_worker(tiny_suite: Path) -> None:
+    """pyproject's addopts (-n 2 --dist loadgroup) with conftest's groups keep a file's
+    tests on one worker, so its module fixtures are built once. Seen from where the tests
+    ran (the worker each test names), not from how pytest-xdist carries a group: it uses
+    the node ids, which a pytest release may change under it without a word (9.2 does,
+    pytest-dev/pytest-xdist#1386: then every fixture is built twice and nothing fails)."""
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed: pip install -e '.[test]'")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    addopts = config["tool"]["pytest"]["ini_options"]["addopts"].split()
+    files = ["test_one.py", "test_two.py"]
+    for name in files:
+        (tiny_suite / name).write_text(ONE_FILE, encoding="utf-8")
+    log = tiny_suite / "workers.log"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *addopts, *files],
+        cwd=tiny_suite,
+        env=dict(os.environ, WORKERS_LOG=str(log)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    ran = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]
+    assert sorted(module for module, _ in ran) == ["test_one"] * 4 + ["test_two"] * 4
+    workers = {module: {worker for m, worker in ran if m == module} for module, _ in ran}
+    assert all(len(found) == 1 for found in workers.values()), workers
+    assert all(worker.startswith("gw") for _, worker in ran)  # on workers, not in-process
 
 
 def test_every_test_the_quick_loop_leaves_out_exists() -> None:

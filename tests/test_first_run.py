@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, edit
+from conftest import ROOT, checkout_env, edit
 
 from pipeline import build, database
 from pipeline.project import open_project
@@ -31,7 +31,11 @@ print(" ".join(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
 
 def _heavy_imports(*args: str) -> set[str]:
     run = subprocess.run(
-        [sys.executable, "-c", IMPORTED, *args], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-c", IMPORTED, *args],
+        cwd=ROOT,
+        env=checkout_env(),
+        capture_output=True,
+        text=True,
     )
     return set(run.stderr.splitlines()[-1].split())
 

@@ -180,7 +180,9 @@ def test_a_missing_driver_is_one_line() -> None:
         "import sys; sys.modules['psycopg'] = None; sys.argv = ['cartiera', '--db', "
         "'postgresql://u:p@127.0.0.1:9/x', 'export', 'bless']; from pipeline.cli import run; run()"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=checkout_env()
+    )
     assert done.returncode == 1
     assert "cartiera[postgres]" in done.stderr and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

@@ -155,11 +155,12 @@ def test_the_wheel_is_pure_python_by_default(wheel: Path) -> None:
 def test_the_wheel_carries_every_declaration_file(wheel: Path) -> None:
     """A compiled module loads only while the digest of its .py and its .pxd matches the
     build's (pipeline/compiled.py): a wheel without the .pxd files ran Bless as pure
-    Python, with a warning, wherever it was installed."""
+    Python, with a warning, wherever it was installed. And pipeline/py.typed, without which
+    a project importing the installed package gets no types from it (PEP 561)."""
     declared = {p.relative_to(ROOT).as_posix() for p in (ROOT / "pipeline").rglob("*.pxd")}
     assert declared
     with zipfile.ZipFile(wheel) as archive:
-        assert declared <= set(archive.namelist())
+        assert declared | {"pipeline/py.typed"} <= set(archive.namelist())
 
 
 def test_from_the_wheel_in_an_empty_folder(wheel: Path, tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ class Preview:
         self.images: dict[str, Path] = {}
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)  # notified with every new snapshot
-        self.rendered = 0  # faces laid out by WeasyPrint, for the tests and the log
+        self.rendered = 0  # faces laid out by WeasyPrint so far (tests/test_preview.py reads it)
 
     def paths(self) -> list[Path]:
         return [self.project.root / p.format(slug=self.slug) for p in WATCHED]

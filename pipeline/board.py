@@ -503,14 +503,13 @@ def _keep(project: Project, key: str, text: str) -> None:
 
 
 def sample_page(project: Project, game: GameInfo, folder: Path) -> str | None:
-    """The site's page of sample games (partita.md), a whole game at the smallest table;
-    None for a game without a rules engine."""
+    """The site's page of sample games (partita.md), a whole game at every table size the
+    game allows; None for a game without a rules engine."""
     from .engine import registry
 
     slug = game.slug
     images = site_manifest(folder / "img")
-    # the smallest table only: a game at every count cost more build time than allowed
-    players = [game.players_min]
+    players = list(range(game.players_min, game.players_max + 1))
     key = _cache_key(project, game, "partite", images, game.name, list(players))
     cached = _cached(project, key)
     if cached is not None:
@@ -523,6 +522,9 @@ def sample_page(project: Project, game: GameInfo, folder: Path) -> str | None:
     lines = [
         "---",
         f"title: {json.dumps(title, ensure_ascii=False)}",
+        # whole games of automatic players: out of the search index, which serves the rules
+        "search:",
+        "  exclude: true",
         "---",
         "",
         f"# {_md(title)}",

@@ -125,13 +125,17 @@ def test_the_site_offers_a_whole_sample_game(here: Any, tmp_path: Path, slug: st
         game = read_game(db, slug)
     page = board.sample_page(here, game, tmp_path)
     assert page is not None and page.startswith("---\ntitle: ")
-    found = DATA.findall(page)
-    assert len(found) == 1
-    data = json.loads(html.unescape(found[0]))
-    assert data["giocatori"] == game.players_min
-    assert len(data["passi"]) > board.SAMPLE_MIN_STEPS and data["passi"][-1]["fine"]
-    # the whole game stays on the page as text, one numbered line per step
-    assert f"{len(data['passi']) - 1}. " in page
+    assert "search:\n  exclude: true\n---" in page  # the search index serves the rules
+    found = [json.loads(html.unescape(data)) for data in DATA.findall(page)]
+    # one whole game at every table size the game allows, in order
+    assert [data["giocatori"] for data in found] == list(
+        range(game.players_min, game.players_max + 1)
+    )
+    for data in found:
+        assert len(data["passi"]) > board.SAMPLE_MIN_STEPS and data["passi"][-1]["fine"]
+        # the whole game stays on the page as text, one numbered line per step
+        assert f"## A {data['giocatori']} giocatori" in page
+        assert f"\n{len(data['passi']) - 1}. " in page
 
 
 @pytest.mark.parametrize("slug", GAMES)
@@ -285,8 +289,9 @@ def test_the_browser_steps_through_an_example(
 def test_no_card_leaves_its_zone_in_a_sample_game(
     session_server: str, session_browser: Any
 ) -> None:
-    """A whole sample game has the longest rows (BLDNG's cantiere overlaps its cards and
-    wraps): at every step, at 1280 and 390 px, every card lies inside the box of its zone."""
+    """Whole sample games have the longest rows (BLDNG's cantiere overlaps its cards and
+    wraps): in every game of the page, at every step, at 1280 and 390 px, every card lies
+    inside the box of its zone."""
     from selenium.webdriver.common.by import By
 
     driver = session_browser
@@ -303,8 +308,9 @@ def test_no_card_leaves_its_zone_in_a_sample_game(
             )
             found = driver.execute_script(
                 """
-                const board = window.cartieraTavoli[0], out = [];
+                const out = [];
                 let cards = 0;
+                for (const board of window.cartieraTavoli)
                 for (let step = 0; step < board.data.passi.length; step++) {
                   board.show(step);
                   board.root.querySelectorAll('[data-zona]').forEach(z => {
@@ -313,7 +319,7 @@ def test_no_card_leaves_its_zone_in_a_sample_game(
                       const r = c.getBoundingClientRect();
                       cards++;
                       if (r.left < box.left - 1 || r.right > box.right + 1)
-                        out.push(step + ' ' + z.getAttribute('data-zona'));
+                        out.push(board.prefix + ' ' + step + ' ' + z.getAttribute('data-zona'));
                     });
                   });
                 }

@@ -36,7 +36,6 @@ from .engine.core import (
     CardRecord,
     Chance,
     Replay,
-    ReplayError,
     State,
     _expanded_all,
     card_digest,
@@ -44,7 +43,6 @@ from .engine.core import (
 )
 from .engine.plugin import Engine
 from .markup import terminal_text
-from .problems import Problem, SourceError
 from .project import Project
 
 ASSETS = ("board.js", "board.css")  # templates/board/ -> the site's generated assets
@@ -407,18 +405,11 @@ def write_replay_html(project: Project, path: Path, out: Path) -> Board:
     """`cartiera replay FILE --html OUT`: the recorded game as one self-contained page,
     written beside OUT and renamed into place."""
     from .output import atomic_write
+    from .play import replay_problems
 
-    where = project.rel(path)
-    try:
+    with replay_problems(project, path):
         replay = Replay.from_json(path.read_text(encoding="utf-8"))
-        title = f"Partita registrata: {path.name}"
-        board = replay_board(project, replay, title)
-    except OSError as exc:
-        message = f"cannot read the replay: {exc.strerror}"
-        raise SourceError(Problem("error", message, file=where)) from exc
-    except (ReplayError, UnicodeDecodeError) as exc:
-        hint = "record the game again with the current cards"
-        raise SourceError(Problem("error", str(exc), file=where, hint=hint)) from exc
+        board = replay_board(project, replay, f"Partita registrata: {path.name}")
     embedded_images(project, board)
     atomic_write(out, replay_html(project, board).encode("utf-8"))
     return board

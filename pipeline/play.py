@@ -8,7 +8,8 @@ plays the worked examples against a freshly written database and stores their na
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -66,23 +67,28 @@ def load_rules(project: Project, slug: str) -> Engine[Any]:
     return registry.build_rules(slug, seats, records, card_digest(records))
 
 
-def replay_file(project: Project, path: Path) -> tuple[State, list[str]]:
-    """Play a saved replay again and narrate it in Italian.
-
-    Fails with one SourceError line when the file is not a replay, or when its cards or its
-    log disagree with the database.
-    """
+@contextmanager
+def replay_problems(project: Project, path: Path) -> Iterator[None]:
+    """One SourceError line for a replay file that cannot be read, or whose cards or log
+    disagree with the database (for `replay`, and `replay --html` in pipeline.board)."""
     where = project.rel(path)
     try:
-        replay = Replay.from_json(path.read_text(encoding="utf-8"))
-        rules = load_rules(project, replay.slug)
-        state = play_replay(rules, replay)
+        yield
     except OSError as exc:
         message = f"cannot read the replay: {exc.strerror}"
         raise SourceError(Problem("error", message, file=where)) from exc
     except (ReplayError, UnicodeDecodeError) as exc:
         hint = "record the game again with the current cards"
         raise SourceError(Problem("error", str(exc), file=where, hint=hint)) from exc
+
+
+def replay_file(project: Project, path: Path) -> tuple[State, list[str]]:
+    """Play a saved replay again and narrate it in Italian; one SourceError line when the
+    file is not a replay, or when its cards or its log disagree with the database."""
+    with replay_problems(project, path):
+        replay = Replay.from_json(path.read_text(encoding="utf-8"))
+        rules = load_rules(project, replay.slug)
+        state = play_replay(rules, replay)
     return state, rules.narrate(state.log, state.num_players)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import ROOT, checkout_env, edit
@@ -65,15 +66,27 @@ def test_a_no_op_build_does_not_check_the_database_again(
     def checked(*args: object) -> tuple[bool, str | None]:
         raise AssertionError("cards.db was checked again")
 
+    real = database.refresh
+    refreshed: list[int] = []
+
+    def counted(*args: Any) -> Any:
+        refreshed.append(1)
+        return real(*args)
+
     with monkeypatch.context() as patched:
         patched.setattr(database, "refresh", checked)
-        assert build._database(here, games, snapshot) == (False, None, first[2])
+        assert build._database(here, games, snapshot) == (None, first[1])
 
     edit(project / "games/mazzo/cards.yaml", "name: Spia", "name: Spia Astuta")
     games = validate(here, layout=False).games
-    rebuilt, _, content = build._database(here, games, snapshot)
-    assert rebuilt and content != first[2]
+    with monkeypatch.context() as patched:
+        patched.setattr(database, "refresh", counted)
+        _, content = build._database(here, games, snapshot)
+    assert refreshed and content != first[1]
 
     here.sqlite_path.write_bytes(b"")  # type: ignore[union-attr]  # not the file recorded
-    rebuilt, _, again = build._database(here, games, snapshot)
-    assert rebuilt and again == content
+    refreshed.clear()
+    with monkeypatch.context() as patched:
+        patched.setattr(database, "refresh", counted)
+        _, again = build._database(here, games, snapshot)
+    assert refreshed and again == content

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from .clivocab import CartieraTyper, QueryCommand, error_line, usage_error
+from .clivocab import BadValue, CartieraTyper, QueryCommand, error_line, usage_error
 from .problems import Problem, SourceError
 from .project import DB_ENV, Project, open_project
+from .words import plural
 
 if TYPE_CHECKING:  # the engine loads only for the commands that play
     from .engine.plugin import Engine
@@ -135,9 +136,9 @@ def _out_in_existing_folder(value: Path | None) -> Path | None:
     """--out names a file or folder inside a folder that exists: a mistyped path makes no
     folders where nobody will look for the output."""
     if value is not None and not value.parent.exists():
-        raise typer.BadParameter(
-            f"the folder {value.parent} does not exist (fix: create it first, e.g. "
-            f"mkdir -p {value.parent}, or correct the path)"
+        raise BadValue(
+            f"the folder {value.parent} does not exist",
+            f"create it first, e.g. mkdir -p {value.parent}, or correct the path",
         )
     if value is not None and value.exists() and not (value.is_file() or value.is_dir()):
         # A FIFO, a device or a socket: replacing it with a file would delete it.
@@ -304,7 +305,7 @@ def db_build_cmd(
     for problem in errors:
         typer.echo(problem.one_line(), err=True)
     if errors:
-        written = f"{len(errors)} errors; the database was not written"
+        written = f"{plural(len(errors), 'error')}; the database was not written"
         details = "run `cartiera validate` for details"
         typer.echo(error_line(ctx.command_path, written, details), err=True)
         raise typer.Exit(1)
@@ -318,7 +319,8 @@ def db_build_cmd(
     cards = sum(len(g.cards) for g in report.games)
     where = project.rel(project.sqlite_path) if project.sqlite_path else shown(project.db_url)
     typer.echo(
-        f"wrote {where}: {len(report.games)} games, {cards} distinct cards "
+        f"wrote {where}: {plural(len(report.games), 'game')}, "
+        f"{plural(cards, 'distinct card')} "
         f"in {time.perf_counter() - started:.2f} s"
     )
 

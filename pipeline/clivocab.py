@@ -118,6 +118,15 @@ class UsageProblem(_UsageError):  # type: ignore[valid-type,misc]
         self.hint = hint
 
 
+class BadValue(typer.BadParameter):
+    """A bad option value, printed as Click prints one (`invalid value for '--out'`), with
+    its own fix instead of the pointer to --help."""
+
+    def __init__(self, message: str, hint: str):
+        super().__init__(message)
+        self.hint = hint
+
+
 def usage_error(message: str, hint: str | None = None) -> NoReturn:
     """Bad usage: one line on stderr (`cartiera COMMAND: error: …`), exit status 2."""
     raise UsageProblem(message, hint)

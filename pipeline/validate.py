@@ -12,6 +12,7 @@ from . import provenance
 from .load import LoadedGame, load_games
 from .problems import Problem, as_json, as_sarif, count, github_annotation
 from .project import Project
+from .words import plural
 
 Format = Literal["text", "json", "github", "sarif"]
 
@@ -187,6 +188,6 @@ def summary_lines(rows: Sequence[dict]) -> list[str]:
         deck = row.get("deck") or "-"
         out.append(
             f"{row['game']:<14} {deck:<24} {tally:<28} "
-            f"{row['errors']} errors, {row['warnings']} warnings"
+            f"{plural(row['errors'], 'error')}, {plural(row['warnings'], 'warning')}"
         )
     return out

@@ -338,6 +338,8 @@ def test_hostile_input_is_one_line_and_changes_nothing(
     assert "Traceback" not in result.output
     flat = " ".join(message.translate(BOX).split())  # usage errors come in Typer's box
     assert needle in flat, message[-2000:]
+    # each line names one fix, the problem's own
+    assert all(line.count("(fix:") <= 1 for line in message.splitlines()), message[-2000:]
     if result.exit_code == 1:
         errors = [line for line in message.splitlines() if ": error:" in line]
         assert len(errors) == 1 + (args[:2] == ["db", "build"]), message[-3000:]  # + summary

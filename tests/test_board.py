@@ -138,6 +138,16 @@ def test_the_site_offers_a_whole_sample_game(here: Any, tmp_path: Path, slug: st
         assert f"\n{len(data['passi']) - 1}. " in page
 
 
+def test_mazzo_shows_the_duel_cards_on_the_table(here: Any) -> None:
+    """Rule 3: the attacker's card lies face down until the clash, and a «non ce l'ho» puts
+    the defender's face down beside it; the board shows both, as backs unless asked."""
+    views = engine_views(here, "mazzo", "03-bluff-dubitato")
+    played = [[seat["played"] for seat in view["seats"]] for view in views]
+    assert played[:3] == [[[], []], [["strega"], []], [["strega"], ["corriere"]]]
+    assert played[3] == [[], []]  # the doubt turns both and takes them off the table
+    assert "played" in board.labels(here, "mazzo")["hidden"]
+
+
 @pytest.mark.parametrize("slug", GAMES)
 def test_every_view_key_has_an_italian_label(here: Any, slug: str) -> None:
     rules = load_rules(here, slug)

@@ -163,10 +163,21 @@ def check(state: MazzoState, key: str, want: Any) -> list[str]:
 
 
 def view(state: MazzoState) -> PositionView:
-    """The state as a position lists it: the attacker's turn, hands and bottini, the reserve."""
+    """The state as a position lists it: the attacker's turn, hands and bottini, the reserve,
+    and the card each seat has put on the table in this duel (face down until the clash,
+    which takes both away in the same move)."""
     codes = state.cards.codes
+    on_table = [-1, -1]
+    on_table[state.attacker], on_table[1 - state.attacker] = (
+        state.attacker_card,
+        state.defender_card,
+    )
     seats = [
-        {"hand": [codes[c] for c in state.hands[p]], "loot": [codes[c] for c in state.bottini[p]]}
+        {
+            "hand": [codes[c] for c in state.hands[p]],
+            "played": [codes[on_table[p]]] if on_table[p] >= 0 else [],
+            "loot": [codes[c] for c in state.bottini[p]],
+        }
         for p in (0, 1)
     ]
     draw = [codes[c] for c in reversed(state.reserve)]

@@ -591,7 +591,8 @@ def _stopped(sim: Mapping[str, Any]) -> int:
     return int(stopped or 0)
 
 
-AGENT_NAME = re.compile(r"[a-z][a-z0-9_]*(:[0-9]+)?")  # "search:200": an agent and its budget
+# an agent and its settings: "bluffer", "search:200", "search:0.5s", "search:100:bluffer"
+AGENT_NAME = re.compile(r"[a-z][a-z0-9_]*(:[a-z0-9_.]+)*")
 
 
 def agent_words(agents: Sequence[str]) -> str:

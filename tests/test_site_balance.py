@@ -170,3 +170,17 @@ def test_the_stamp_reads_files_and_opens_no_database(
     finally:
         (own / "games/blitz/balance.json").unlink()
     assert stamp(project, "blitz") == before
+
+
+def test_agents_are_named_in_code_and_random_play_in_italian() -> None:
+    """The page's prose is Italian: the agents' names are identifiers (code), random play is
+    said in words, and a name from a report file that is no identifier is plain, escaped
+    text (a report file is a source, as untrusted as any)."""
+    from pipeline.site_balance import agent_words
+
+    assert agent_words(["random", "random"]) == "a ogni posto un giocatore a caso"
+    assert agent_words(["search:100:bluffer", "random"]) == (
+        "al posto 1 `search:100:bluffer`, al posto 2 un giocatore a caso"
+    )
+    hostile = agent_words(["<img src=x onerror=alert(1)>`", "random"])
+    assert "<img" not in hostile and "&lt;img" in hostile and "\\`" in hostile

@@ -33,9 +33,9 @@ def offline_site(session_offline_site: Path) -> Path:
 
 class Page(HTMLParser):
     """The ids, links and visible strings of one built page (prose: a command line in
-    `<code>` speaks the CLI's English by design)."""
+    inline `<code>` speaks the CLI's English by design; a code block is read)."""
 
-    SKIPPED = frozenset({"script", "style", "code"})
+    SKIPPED = frozenset({"script", "style"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -43,6 +43,7 @@ class Page(HTMLParser):
         self.links: list[tuple[str, str]] = []  # (tag, url)
         self.texts: list[str] = []
         self._skip = 0
+        self._pre = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v or "" for k, v in attrs}
@@ -57,12 +58,14 @@ class Page(HTMLParser):
         for attr in ("title", "aria-label", "placeholder", "alt"):
             if values.get(attr):
                 self.texts.append(values[attr])
-        if tag in self.SKIPPED:
+        self._pre += tag == "pre"
+        if tag in self.SKIPPED or (tag == "code" and not self._pre):
             self._skip += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self.SKIPPED:
+        if tag in self.SKIPPED or (tag == "code" and not self._pre):
             self._skip -= 1
+        self._pre -= tag == "pre"
 
     def handle_data(self, data: str) -> None:
         if not self._skip and data.strip():

@@ -14,8 +14,8 @@
   is then asked for as a build requirement (setup_requires, which setuptools' PEP 517
   backend reports to pip), so a pure install never downloads it. The modules are built
   without debugging symbols and stripped. With no C compiler the install warns and stays
-  pure Python. Each compiled build records a digest
-  of every source it compiled (pipeline/_compiled.json), and pipeline.compiled loads a
+  pure Python. Each compiled build records a digest of every source it compiled
+  (pipeline/_compiled.json), and pipeline.compiled loads a
   package's compiled modules only while all their sources are unchanged, so an edit to an
   engine module takes effect at once, compiled again or not.
 """

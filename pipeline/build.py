@@ -254,7 +254,7 @@ def _database(
     from .play import DB_STAGES
 
     loaded = games() if callable(games) else games
-    _, said = refresh(project, loaded, DB_STAGES)
+    said = refresh(project, loaded, DB_STAGES)
     if path is None:
         server_snapshot(project.db_url, snapshot, loaded)
         return said, snapshot_digest(snapshot, server=True)

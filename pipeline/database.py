@@ -593,18 +593,16 @@ def _older(where: str, detail: str) -> Problem:
     )
 
 
-def refresh(
-    project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage]
-) -> tuple[bool, str | None]:
+def refresh(project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage]) -> str | None:
     """Bring the project's database to its sources before `cartiera build` renders from it;
-    return whether it was rebuilt and what to tell the user (None: a current SQLite file).
+    return what to tell the user (None: a current SQLite file).
     A server that holds another project's different content is not touched: the build
     stops with one line saying whose it is."""
     if project.sqlite_path is not None:
         if is_current(project, games, stages)[0]:
-            return False, None
+            return None
         build_database(project, games, stages)
-        return True, f"{project.rel(project.sqlite_path)} was stale and has been rebuilt"
+        return f"{project.rel(project.sqlite_path)} was stale and has been rebuilt"
     where = shown(project.db_url)
     with tempfile.TemporaryDirectory() as scratch:
         fresh = Path(scratch) / "fresh.db"
@@ -619,8 +617,8 @@ def refresh(
     finally:
         server.dispose()
     if have == ours:
-        return False, f"using {where}: it holds this project's sources"
+        return f"using {where}: it holds this project's sources"
     if held is not None and not held.same_origin(this_build(project, ours)):
         raise conflict(where, held)
     build_database(project, games, stages)
-    return True, f"{where} did not hold this project's sources: rebuilt it from them"
+    return f"{where} did not hold this project's sources: rebuilt it from them"

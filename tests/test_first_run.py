@@ -63,7 +63,7 @@ def test_a_no_op_build_does_not_check_the_database_again(
     snapshot = project / "snapshot.db"
     first = build._database(here, games, snapshot)
 
-    def checked(*args: object) -> tuple[bool, str | None]:
+    def checked(*args: object) -> str | None:
         raise AssertionError("cards.db was checked again")
 
     real = database.refresh

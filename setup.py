@@ -1,7 +1,7 @@
 """Packaging beyond pyproject.toml.
 
 - The wheel carries the project skeleton that `cartiera new` lays out in an empty folder
-  (the paths in pipeline/skeleton.txt), copied from the repository's top-level folders into
+  (the paths in pipeline/commands/skeleton.txt), copied from the repository's top-level folders into
   pipeline/_skeleton/ at build time.
 - An install is pure Python unless asked otherwise: `pip install -e .` takes seconds. With
   CARTIERA_COMPILE=1 in the environment (`CARTIERA_COMPILE=1 pip install -e .`), the rules
@@ -65,7 +65,7 @@ class BuildWithSkeleton(build_py):
     def run(self) -> None:
         super().run()
         target = Path(self.build_lib) / "pipeline" / "_skeleton"
-        listing = (ROOT / "pipeline" / "skeleton.txt").read_text("utf-8").splitlines()
+        listing = (ROOT / "pipeline" / "commands" / "skeleton.txt").read_text("utf-8").splitlines()
         for rel in (line.strip() for line in listing):
             if not rel or rel.startswith("#"):
                 continue

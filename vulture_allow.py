@@ -11,7 +11,7 @@ from typing import Any
 _: Any = None
 
 # Typer commands and the choices of their options: registered by @app.command() and read by
-# Click from the command line (pipeline/cli.py).
+# Click from the command line (pipeline/cli/app.py).
 CLI = (
     _.validate_cmd,
     _.db_build_cmd,
@@ -49,10 +49,10 @@ CLI = (
 )
 
 # Click's formatting hooks that CartieraCommand/CartieraGroup override, and the attribute
-# Click reads for an argument's shell completion (pipeline/clivocab.py).
+# Click reads for an argument's shell completion (pipeline/cli/vocab.py).
 CLICK = (_.collect_usage_pieces, _.format_options, _._custom_shell_complete)
 
-# The MkDocs hooks of the site: MkDocs calls them by name (pipeline/site_hooks.py).
+# The MkDocs hooks of the site: MkDocs calls them by name (pipeline/publish/site/hooks.py).
 MKDOCS = (_.on_page_content, _.on_post_build)
 
 # Jinja templates read these fields (templates/cards/*/front.html.j2, the rulebook).
@@ -82,7 +82,7 @@ PYDANTIC = (
     _.collections,
     _.from_,
     _.roles_seen,
-    _.language,  # pipeline/models.py: database columns
+    _.language,  # pipeline/database/models.py: database columns
     _.parent_id,
 )
 
@@ -115,15 +115,15 @@ NARRATION = (
 )
 
 # SQLAlchemy: cache flag of the search functions, SQL compilers registered by @compiles
-# (pipeline/search.py).
+# (pipeline/search/sql.py).
 SQLALCHEMY = (_.inherit_cache, _._fold_pg, _._words_pg)
 
-# The standard library's HTTP server calls these by name (pipeline/preview.py).
+# The standard library's HTTP server calls these by name (pipeline/commands/preview.py).
 HTTP = (_.do_GET, _.log_message)
 
 # Attributes set on other libraries' objects: pikepdf page boxes and PDF dictionaries,
-# fontTools and openpyxl options, ruamel.yaml's quoting (pipeline/render/, tables.py,
-# yamlfile.py).
+# fontTools and openpyxl options, ruamel.yaml's quoting (pipeline/publish/render/,
+# pipeline/spreadsheet/files.py, pipeline/sources/yamlfile.py).
 LIBRARIES = (
     _.BleedBox,
     _.TrimBox,
@@ -150,10 +150,10 @@ TESTS = (
     _.edited,  # bless/engine.py: the same rules with a card's stats changed
     _.side_win_rate,  # samurai_sword/agents.py
     _.hidden_information,  # engine/core.py GameInfo
-    _.database_digest,  # pipeline/database.py: tests/test_build_stamps.py
+    _.database_digest,  # pipeline/database/store.py: tests/test_build_stamps.py
     _.compiled_modules,  # pipeline/compiled.py
-    _.REFERENCE_ENV,  # pipeline/project.py: tests/conftest.py
-    _.rendered,  # pipeline/preview.py: tests/test_preview.py
+    _.REFERENCE_ENV,  # pipeline/common/project.py: tests/conftest.py
+    _.rendered,  # pipeline/commands/preview.py: tests/test_preview.py
 )
 
 # what this file holds, so that vulture sees each group used

@@ -14,8 +14,8 @@ import os
 import time
 from pathlib import Path
 
-from pipeline.project import open_project
-from pipeline.simulate import simulate
+from pipeline.common.project import open_project
+from pipeline.play.simulate import simulate
 
 
 def main() -> None:

@@ -25,11 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pipeline.common.project import open_project
 from pipeline.compiled import PURE_ENV, compiled_modules
 from pipeline.engine import registry
 from pipeline.engine.agents import RandomAgent, many_games
-from pipeline.play import load_rules
-from pipeline.project import open_project
+from pipeline.play.records import load_rules
 
 
 def _shared(rules: Any) -> dict[int, Any]:

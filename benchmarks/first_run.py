@@ -15,7 +15,8 @@ folder, with an empty render cache for the cold build.
 - builds: a cold `cartiera build` of the five games, a no-op one, one after a card edit;
   a designer's game made by `cartiera new`, built, then a no-op build.
 - preview: `cartiera preview mazzo`; each edit of cards.yaml is timed until the state the
-  page asks for (the long poll of pipeline/preview.py) shows it: median and 95th percentile.
+  page asks for (the long poll of pipeline/commands/preview.py) shows it: median and 95th
+  percentile.
 """
 
 from __future__ import annotations

@@ -27,8 +27,9 @@ from typing import Any
 
 import yaml
 
-from pipeline import spreadsheet, yamlfile
-from pipeline.project import open_project
+from pipeline.common.project import open_project
+from pipeline.sources import yamlfile
+from pipeline.spreadsheet import roundtrip as spreadsheet
 
 GAME = """\
 slug: prova

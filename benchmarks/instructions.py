@@ -29,10 +29,10 @@ from pathlib import Path
 
 from engine import play_games
 
+from pipeline.common.project import open_project
 from pipeline.compiled import PURE_ENV
 from pipeline.engine import registry
-from pipeline.play import load_rules
-from pipeline.project import open_project
+from pipeline.play.records import load_rules
 
 COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 

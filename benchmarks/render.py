@@ -25,19 +25,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pipeline.catalog import read_game  # noqa: E402
-from pipeline.database import open_engine  # noqa: E402
-from pipeline.output import reproducible  # noqa: E402
-from pipeline.project import open_project  # noqa: E402
-from pipeline.render.deck import (  # noqa: E402
+from pipeline.common.output import reproducible  # noqa: E402
+from pipeline.common.project import open_project  # noqa: E402
+from pipeline.database.catalog import read_game  # noqa: E402
+from pipeline.database.store import open_engine  # noqa: E402
+from pipeline.publish.render.deck import (  # noqa: E402
     DeckOptions,
     build_deck,
     load_faces,
     plan_sheets,
     print_run,
 )
-from pipeline.render.faces import _geometry_css  # noqa: E402
-from pipeline.render.images import ImageOptions, build_images  # noqa: E402
+from pipeline.publish.render.faces import _geometry_css  # noqa: E402
+from pipeline.publish.render.images import ImageOptions, build_images  # noqa: E402
 
 GAMES = ["bless", "samurai-sword", "bldng", "mazzo", "blitz"]  # largest first: the two
 # workers then finish close together
@@ -146,8 +146,8 @@ def main() -> None:
             text.replace("Vince contro le carte", "Vince sempre contro le carte", 1),
             encoding="utf-8",
         )
-        from pipeline.database import build_database
-        from pipeline.load import load_games
+        from pipeline.database.store import build_database
+        from pipeline.sources.load import load_games
 
         build_database(project, load_games(project))
         with open_engine(project) as engine:

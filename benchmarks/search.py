@@ -14,9 +14,9 @@ import statistics
 import time
 from pathlib import Path
 
-from pipeline.database import open_engine
-from pipeline.project import open_project
-from pipeline.search import Searcher, browser_index
+from pipeline.common.project import open_project
+from pipeline.database.store import open_engine
+from pipeline.search.sql import Searcher, browser_index
 
 QUERIES = [
     "forma:ombra occhio>=5 preghiera:legame",

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipeline.common.project import open_project
 from pipeline.engine import registry
 from pipeline.engine.agents import many_games, play
 from pipeline.engine.core import State
 from pipeline.engine.ismcts import Budget, SearchAgent
 from pipeline.engine.plugin import rate
-from pipeline.play import load_rules
-from pipeline.project import open_project
-from pipeline.simulate import game_seed
+from pipeline.play.records import load_rules
+from pipeline.play.simulate import game_seed
 
 
 @dataclass(frozen=True)

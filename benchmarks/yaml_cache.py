@@ -8,8 +8,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline import yamlfile
-from pipeline.yamlfile import read_yaml
+from pipeline.sources import yamlfile
+from pipeline.sources.yamlfile import read_yaml
 
 
 def main() -> None:

@@ -1,5 +1,5 @@
 """`python -m pipeline` is the same as `cartiera`."""
 
-from .cli import app
+from pipeline.cli.app import app
 
 app(prog_name="cartiera")

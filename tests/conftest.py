@@ -28,8 +28,8 @@ import pgserver
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.project import CACHE_ENV, DB_FILE, REFERENCE_ENV, SEEDS_ENV, env_dir
+from pipeline.cli.app import app
+from pipeline.common.project import CACHE_ENV, DB_FILE, REFERENCE_ENV, SEEDS_ENV, env_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_CACHE = ROOT / "build" / "test-cache"  # the suite's render cache, kept between runs
@@ -564,7 +564,7 @@ def session_server(session_site: Path) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def project_server(session_site: Path) -> Iterator[str]:
     """`session_site` served by `cartiera site --serve`'s own handler (its 404 page)."""
-    from pipeline.site import _Handler
+    from pipeline.publish.site.pages import _Handler
 
     yield from _serve(_Handler, session_site)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pipeline.cli import app
+from pipeline.cli.app import app
 
 # (arguments after --project, exit code, words the message must contain). `{tmp}` is a
 # fresh folder of the test, `{file}` names files the `files` fixture writes in it.

@@ -1,4 +1,4 @@
-"""The balance report (pipeline/balance.py, `cartiera balance`): every player count, figures
+"""The balance report (pipeline/play/balance.py, `cartiera balance`): every player count, figures
 marked off parity, paired "what if" variants, the same report on one or two workers."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.balance import (
+from pipeline.common.project import open_project
+from pipeline.play.balance import (
     BalanceError,
     balance,
     off_parity,
@@ -17,7 +18,6 @@ from pipeline.balance import (
     parse_change,
     seat_agents,
 )
-from pipeline.project import open_project
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +147,7 @@ def _game(winners: list[int], stopped: bool = False, turns: int = 10) -> dict[st
 
 def test_stopped_games_are_counted_apart_from_wins_and_draws() -> None:
     from pipeline.engine.core import Seats
-    from pipeline.simulate import Setup, summarise
+    from pipeline.play.simulate import Setup, summarise
 
     setup = Setup("x", Seats(2, 2), 2, ("random", "random"))
     games = [_game([0]), _game([0]), _game([1]), _game([]), _game([], stopped=True)]
@@ -169,7 +169,7 @@ def test_stopped_games_are_counted_apart_from_wins_and_draws() -> None:
 
 
 def test_a_variant_compares_wins_on_games_finished_in_both_runs() -> None:
-    from pipeline.balance import _variant
+    from pipeline.play.balance import _variant
 
     base = [_game([0]), _game([1]), _game([], stopped=True), _game([0])]
     other = [_game([0]), _game([], stopped=True), _game([], stopped=True), _game([1])]

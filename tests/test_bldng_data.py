@@ -9,9 +9,10 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from pipeline.games import CardProblem, game_module
+from pipeline.engine.plugin import CardProblem
+from pipeline.engine.registry import plugin as game_plugin
 from pipeline.games.bldng import DATA_MODELS, Project, check
-from pipeline.sources import CardSource, CardsSource, GameSource, RulingsSource
+from pipeline.sources.formats import CardSource, CardsSource, GameSource, RulingsSource
 
 GAME_DIR = Path(__file__).resolve().parents[1] / "games" / "bldng"
 SHAPES = ["Triangolo", "Cerchio", "Quadrato", "Rettangolo"]
@@ -82,7 +83,7 @@ def test_game_declares_a_reconstructed_game_for_two_to_six(game: GameSource) -> 
     assert game.attributes["colore"].values == COLOURS and game.attributes["colore"].multiple
     assert game.attributes["tipo"].values == ["ordinato", "scultura"]
     assert set(game.kinds) == {"forma", "jolly", "progetto", "evento", "link"}
-    assert game_module(game.slug).check is check
+    assert game_plugin(game.slug).check is check
 
 
 def test_deck_totals_match_the_seed(game: GameSource, cards: list[CardSource]) -> None:

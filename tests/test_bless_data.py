@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from pipeline.games import bless
-from pipeline.sources import CardsSource, GameSource
+from pipeline.sources.formats import CardsSource, GameSource
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME_DIR = ROOT / "games" / "bless"

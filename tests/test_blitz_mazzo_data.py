@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pipeline.sources import CardSource, CardsSource, GameSource, RulingsSource
+from pipeline.sources.formats import CardSource, CardsSource, GameSource, RulingsSource
 
 GAMES = Path(__file__).resolve().parent.parent / "games"
 SLUGS = ["blitz", "mazzo"]

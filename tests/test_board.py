@@ -1,4 +1,4 @@
-"""The step-through board (pipeline/board.py, templates/board/): frames that say what the
+"""The step-through board (pipeline/publish/board.py, templates/board/): frames that say what the
 engine's states say, `cartiera replay FILE --html OUT` for every game, and the viewer in a
 real headless Chromium on the site and from file:// with the network cut."""
 
@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from conftest import invoke
 
-from pipeline import board
-from pipeline.examples import SCENARIO_ERRORS, Move, example_names, examples_dir, load_scenario
-from pipeline.play import load_rules
-from pipeline.project import open_project
+from pipeline.common.project import open_project
+from pipeline.play.examples import SCENARIO_ERRORS, Move, example_names, examples_dir, load_scenario
+from pipeline.play.records import load_rules
+from pipeline.publish import board
 
 GAMES = ("bless", "blitz", "samurai-sword", "mazzo", "bldng")
 DATA = re.compile(r'data-tavolo="([^"]*)"')
@@ -24,7 +24,7 @@ DATA = re.compile(r'data-tavolo="([^"]*)"')
 
 def engine_views(project: Any, slug: str, name: str) -> list[dict[str, Any]]:
     """The engine's view after the placing and after each move of a scenario, played here
-    without pipeline.board: what every frame must show."""
+    without pipeline.publish.board: what every frame must show."""
     rules = load_rules(project, slug)
     scenario, _ = load_scenario(examples_dir(project, slug) / f"{name}.yaml", project, slug)
     players = scenario.players or rules.info.min_players
@@ -118,8 +118,8 @@ def test_changes_mark_the_cards_that_arrived(here: Any) -> None:
 
 @pytest.mark.parametrize("slug", GAMES)
 def test_the_site_offers_a_whole_sample_game(here: Any, tmp_path: Path, slug: str) -> None:
-    from pipeline.catalog import read_game
-    from pipeline.database import open_engine
+    from pipeline.database.catalog import read_game
+    from pipeline.database.store import open_engine
 
     with open_engine(here) as db:
         game = read_game(db, slug)

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import edit
 
-from pipeline import build
-from pipeline.database import build_database
-from pipeline.project import open_project
-from pipeline.validate import validate
+from pipeline.commands import build
+from pipeline.commands.validate import validate
+from pipeline.common.project import open_project
+from pipeline.database.store import build_database
 
 
 def test_every_output_shows_the_database_as_the_build_started(

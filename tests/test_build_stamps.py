@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import build
-from pipeline.database import database_digest
-from pipeline.project import open_project
-from pipeline.render import cache
+from pipeline.commands import build
+from pipeline.common.project import open_project
+from pipeline.database.store import database_digest
+from pipeline.publish.render import cache
 
 
 def _stamps(project_dir: Path) -> dict[str, str]:

@@ -8,7 +8,7 @@ import pytest
 import typer
 from conftest import CARTIERA, ROOT, checkout_env
 
-from pipeline.cli import app
+from pipeline.cli.app import app
 
 
 def _commands(group: typer.Typer = app, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

@@ -1,5 +1,5 @@
 """One option vocabulary: every command's options against the table of meanings in
-pipeline/clivocab.py, help that reads at 80 columns, one error line, slug completion."""
+pipeline/cli/vocab.py, help that reads at 80 columns, one error line, slug completion."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 import typer
 from conftest import CARTIERA, ROOT, checkout_env, invoke
 
-from pipeline.cli import app
-from pipeline.clivocab import OPTIONS
+from pipeline.cli.app import app
+from pipeline.cli.vocab import OPTIONS
 
 
 def _commands(command: Any = None, path: tuple[str, ...] = ()) -> Iterator[tuple[str, Any]]:
@@ -50,7 +50,7 @@ def test_a_short_option_means_one_thing_in_every_command() -> None:
 def test_every_option_is_in_the_table_with_its_short_form() -> None:
     for name, command in COMMANDS.items():
         for long, shorts, flag in _options(command):
-            assert long in OPTIONS, f"{name} {long}: add its meaning to clivocab.OPTIONS"
+            assert long in OPTIONS, f"{name} {long}: add it to pipeline/cli/vocab.py"
             want = OPTIONS[long]
             assert shorts == ([want.short] if want.short else []), f"{name} {long}"
             assert flag == want.flag, f"{name} {long}: a flag in one command, a value in another"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import invoke
 
-from pipeline.project import open_project
+from pipeline.common.project import open_project
 
 distributed = pytest.importorskip("distributed", reason="the extra cartiera[cluster] is needed")
 
@@ -34,7 +34,7 @@ def test_local_cluster_equals_one_process_and_two(shared_project: Path) -> None:
 def test_a_killed_worker_changes_nothing(shared_project: Path) -> None:
     from distributed import Client, LocalCluster
 
-    from pipeline import simulate
+    from pipeline.play import simulate
 
     project = open_project(shared_project)
     want = simulate.simulate(project, "bless", int(GAMES), 7).to_json()

@@ -18,10 +18,10 @@ import pytest
 from conftest import NOT_COMPILED, checkout_env
 
 from pipeline import compiled
+from pipeline.common.project import open_project
 from pipeline.engine import registry
 from pipeline.engine.agents import RandomAgent
-from pipeline.play import load_rules
-from pipeline.project import open_project
+from pipeline.play.records import load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "pipeline.games.bless.turns"  # one of the modules setup.py compiles

@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
+from pipeline.common.project import open_project
 from pipeline.engine import registry
 from pipeline.engine.agents import many_games
 from pipeline.engine.core import Replay, State, play_replay
 from pipeline.engine.plugin import Engine
-from pipeline.examples import example_names, examples_dir, load_scenario
-from pipeline.play import load_rules
-from pipeline.project import open_project
+from pipeline.play.examples import example_names, examples_dir, load_scenario
+from pipeline.play.records import load_rules
 
 GAMES = 2000  # per engine: the 2,000 seeded random games every engine must survive
 DEEP_EVERY = 80  # one game in this many also gets the costly checks

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, edit
 
-from pipeline.database import sorted_dump
+from pipeline.database.store import sorted_dump
 
 VIEWS = {
     "bless_cards": {"forma", "occhio", "karma", "preghiera"},

@@ -11,17 +11,17 @@ from typing import Any
 import pytest
 import yaml
 
-from pipeline.catalog import read_game
-from pipeline.database import open_engine
+from pipeline.common.project import open_project
+from pipeline.database.catalog import read_game
+from pipeline.database.store import open_engine
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Seats
-from pipeline.examples import examples_dir, load_scenario, run_examples
 from pipeline.games.bldng import checks, matching
 from pipeline.games.bldng.agents import BuilderAgent
 from pipeline.games.bldng.engine import BldngRules, build_rules
 from pipeline.games.bldng.state import BldngState
-from pipeline.play import card_records, load_rules
-from pipeline.project import open_project
+from pipeline.play.examples import examples_dir, load_scenario, run_examples
+from pipeline.play.records import card_records, load_rules
 
 NOT_ENGINE: set[str] = set()
 SEATS = Seats(2, 6)  # games/bldng/game.yaml

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from pipeline.common.project import open_project
 from pipeline.engine.core import Seats
 from pipeline.games.bless.compiler import KAR, OCC
 from pipeline.games.bless.deck import BlessDeck
 from pipeline.games.bless.engine import BlessRules
 from pipeline.games.bless.state import BlessGame
-from pipeline.play import load_rules
-from pipeline.project import open_project
+from pipeline.play.records import load_rules
 
 ZONE_NAMES = {2: "hand", 3: "maledizioni", 4: "preghiere", 5: "altare"}
 # A card in hand keeps the turn going (with nothing left to do, a turn ends: 7.3); in the
@@ -1466,8 +1466,8 @@ def test_every_card_has_a_test(rules):
 
 def test_rules_clauses_have_tests(rules, built_once):
     """Every numbered clause of the rulebook in the database has its test here."""
-    from pipeline.catalog import read_game
-    from pipeline.database import open_engine
+    from pipeline.database.catalog import read_game
+    from pipeline.database.store import open_engine
 
     with open_engine(open_project(built_once)) as engine:
         sections = read_game(engine, "bless").sections
@@ -1555,8 +1555,8 @@ def test_zone_comuni(rules):
 
 
 def test_anatomia(rules, built_once):
-    from pipeline.catalog import read_game
-    from pipeline.database import open_engine
+    from pipeline.database.catalog import read_game
+    from pipeline.database.store import open_engine
 
     with open_engine(open_project(built_once)) as engine:
         cards = read_game(engine, "bless").cards

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from pipeline.catalog import read_game
-from pipeline.database import open_engine
+from pipeline.common.project import open_project
+from pipeline.database.catalog import read_game
+from pipeline.database.store import open_engine
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Replay, Seats, play_replay
-from pipeline.examples import example_names, run_examples
 from pipeline.games.blitz.agents import GreedyAgent
 from pipeline.games.blitz.cards import (
     ASIDE,
@@ -32,8 +32,8 @@ from pipeline.games.blitz.cards import (
 from pipeline.games.blitz.engine import BlitzRules
 from pipeline.games.blitz.matches import play_match
 from pipeline.games.blitz.state import EVENT_FIELDS, BlitzState, seat_teams
-from pipeline.play import load_rules
-from pipeline.project import open_project
+from pipeline.play.examples import example_names, run_examples
+from pipeline.play.records import load_rules
 
 RANDOM_GAMES = 200  # with options the conformance test does not set; every action checked
 AGENT_GAMES = 200

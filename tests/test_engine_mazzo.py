@@ -14,16 +14,16 @@ from typing import Any
 import pytest
 import yaml
 
-from pipeline.catalog import read_game
-from pipeline.database import open_engine
+from pipeline.common.project import open_project
+from pipeline.database.catalog import read_game
+from pipeline.database.store import open_engine
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Replay, Seats, play_replay
-from pipeline.examples import example_names, examples_dir, load_scenario, run_examples
 from pipeline.games.mazzo.agents import BluffAgent
 from pipeline.games.mazzo.engine import MazzoRules, build_rules
 from pipeline.games.mazzo.state import ABILITIES, MazzoState
-from pipeline.play import card_records, load_rules
-from pipeline.project import open_project
+from pipeline.play.examples import example_names, examples_dir, load_scenario, run_examples
+from pipeline.play.records import card_records, load_rules
 
 # Clauses with nothing for an engine to do: house rules are agreed outside the Classico.
 NOT_ENGINE = {"sistema-aperto"}

@@ -12,12 +12,12 @@ from types import ModuleType
 
 import pytest
 
+from pipeline.common.problems import SourceError
+from pipeline.common.project import open_project
 from pipeline.engine import IllegalAction, RandomAgent, Replay, ReplayError, play
 from pipeline.engine.core import play_replay
-from pipeline.play import load_rules, replay_file
-from pipeline.problems import SourceError
-from pipeline.project import open_project
-from pipeline.simulate import make_setup, record_game, simulate
+from pipeline.play.records import load_rules, replay_file
+from pipeline.play.simulate import make_setup, record_game, simulate
 
 
 @pytest.fixture(scope="module")

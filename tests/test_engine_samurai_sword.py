@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from pipeline.catalog import read_game
-from pipeline.database import open_engine
+from pipeline.common.project import open_project
+from pipeline.database.catalog import read_game
+from pipeline.database.store import open_engine
 from pipeline.engine.agents import RandomAgent
 from pipeline.engine.core import Seats
-from pipeline.examples import run_examples
 from pipeline.games.samurai_sword.agents import Warrior, side_win_rate
 from pipeline.games.samurai_sword.engine import SamuraiRules, build_rules
 from pipeline.games.samurai_sword.state import SamuraiState
-from pipeline.play import card_records, load_rules
-from pipeline.project import open_project
+from pipeline.play.examples import run_examples
+from pipeline.play.records import card_records, load_rules
 from tests.conftest import ROOT, invoke
 
 SLUG = "samurai-sword"
@@ -799,7 +799,7 @@ def test_action_texts_agree_with_their_data():
     from ruamel.yaml import YAML
 
     from pipeline.games.samurai_sword.checks import check
-    from pipeline.sources import CardsSource
+    from pipeline.sources.formats import CardsSource
 
     raw = YAML(typ="safe").load((ROOT / "games" / SLUG / "cards.yaml").read_text("utf-8"))
     cards = CardsSource.model_validate(raw).cards

@@ -16,9 +16,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pipeline.common.problems import SourceError
+from pipeline.common.project import open_project
 from pipeline.engine.core import Outcome
 from pipeline.engine.scenario import Result
-from pipeline.examples import (
+from pipeline.play.examples import (
     Move,
     _check_result,
     _zone,
@@ -29,10 +31,8 @@ from pipeline.examples import (
     run_examples,
     vocabulary,
 )
-from pipeline.play import load_rules
-from pipeline.problems import SourceError
-from pipeline.project import open_project
-from pipeline.yamlfile import plain, read_yaml
+from pipeline.play.records import load_rules
+from pipeline.sources.yamlfile import plain, read_yaml
 from tests.conftest import ROOT, invoke
 
 GAMES = ("bldng", "bless", "blitz", "mazzo", "samurai-sword")
@@ -93,8 +93,8 @@ def test_example(project, rules_of, slug: str, name: str):
 @pytest.mark.parametrize("slug", GAMES)
 def test_every_cited_clause_exists(project, slug: str):
     """The clause-to-example traceability: each example cites clauses of its own rulebook."""
-    from pipeline.catalog import read_game
-    from pipeline.database import open_engine
+    from pipeline.database.catalog import read_game
+    from pipeline.database.store import open_engine
 
     with open_engine(project) as engine:
         anchors = {s.anchor for s in read_game(engine, slug).sections}

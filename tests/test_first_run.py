@@ -12,14 +12,15 @@ from typing import Any
 import pytest
 from conftest import ROOT, checkout_env, edit
 
-from pipeline import build, database
-from pipeline.project import open_project
-from pipeline.validate import validate
+from pipeline.commands import build
+from pipeline.commands.validate import validate
+from pipeline.common.project import open_project
+from pipeline.database import store as database
 
 # Run `cartiera ARGS…` in this process, then name the heavy libraries it imported.
 IMPORTED = """
 import sys
-from pipeline.cli import run
+from pipeline.cli.app import run
 sys.argv = ["cartiera", *sys.argv[1:]]
 try:
     run()

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SEEDS, SLOW, SLOW_TESTS, invoke
 
-from pipeline.project import REFERENCE_ENV, SEEDS_ENV
-from pipeline.yamlfile import read_yaml
+from pipeline.common.project import REFERENCE_ENV, SEEDS_ENV
+from pipeline.sources.yamlfile import read_yaml
 
 
 def test_validate_without_seeds_warns_and_passes(

@@ -18,8 +18,8 @@ import pytest
 from pgserver import Server
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.tables import read_table, write_table
+from pipeline.cli.app import app
+from pipeline.spreadsheet.files import read_table, write_table
 
 BOX = str.maketrans("", "", "│╭╮╰╯─")
 Make = Callable[[Path, Path], list[str]]  # (project, scratch folder) -> arguments

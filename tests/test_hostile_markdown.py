@@ -23,12 +23,12 @@ import pytest
 from conftest import Run, edit
 from pypdf import PdfReader
 
-import pipeline.site
-from pipeline.markup import md_to_html
-from pipeline.project import open_project
-from pipeline.render.fetch import ProjectFetcher
-from pipeline.sanitize import sanitize_html
-from pipeline.site import build_site
+import pipeline.publish.site.pages
+from pipeline.common.project import open_project
+from pipeline.common.sanitize import sanitize_html
+from pipeline.publish.markup import md_to_html
+from pipeline.publish.render.fetch import ProjectFetcher
+from pipeline.publish.site.pages import build_site
 
 # A 1×1 PNG: what a secret picture or a remote one would be.
 PNG = base64.b64decode(
@@ -233,7 +233,7 @@ def test_the_site_carries_no_active_content(
 ) -> None:
     assert cli(hostile, "db", "build").exit_code == 0
     # The balance simulations shape no text from the sources: left out, the build is quick.
-    monkeypatch.setattr(pipeline.site, "balance_page", lambda *args, **kwargs: None)
+    monkeypatch.setattr(pipeline.publish.site.pages, "balance_page", lambda *args, **kwargs: None)
     site = build_site(open_project(hostile), with_images=False)
     assert loopback[1] == []
     pages = {p: p.read_text(encoding="utf-8") for p in site.rglob("*.html")}

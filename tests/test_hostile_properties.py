@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from pipeline.cli import app
+from pipeline.cli.app import app
+from pipeline.common.problems import SourceError
 from pipeline.engine.core import Replay, ReplayError
-from pipeline.problems import SourceError
-from pipeline.tables import read_table, write_table
-from pipeline.yamlfile import read_yaml
+from pipeline.sources.yamlfile import read_yaml
+from pipeline.spreadsheet.files import read_table, write_table
 
 # CI=1 (GitHub's and .ci/run's environment): fewer examples. The same ones on every run
 # (derandomize), so a run there never fails on a new draw; the classes of input each test

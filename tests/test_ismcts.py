@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from pipeline.common.project import open_project
 from pipeline.engine import registry
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Rules, State
 from pipeline.engine.ismcts import Budget, SearchAgent, SearchSpecError, parse_spec
-from pipeline.play import load_rules
-from pipeline.project import open_project
-from pipeline.simulate import game_seed
+from pipeline.play.records import load_rules
+from pipeline.play.simulate import game_seed
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,8 @@ import pytest
 from conftest import CARTIERA, PROVA_GAME, ROOT, checkout_env, edit
 from typer.testing import CliRunner
 
-from pipeline.cli import app
-from pipeline.project import open_project
+from pipeline.cli.app import app
+from pipeline.common.project import open_project
 
 SEED = 37  # the kill points are random, but the same on every run
 CARDS = "games/prova/cards.yaml"
@@ -90,8 +90,8 @@ def test_a_second_writer_is_one_line_naming_the_first(small: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import pathlib, time; from pipeline.lock import project_lock; "
-            "from pipeline.project import open_project\n"
+            "import pathlib, time; from pipeline.common.lock import project_lock; "
+            "from pipeline.common.project import open_project\n"
             f"with project_lock(open_project(pathlib.Path({str(small)!r})), 'site'):\n"
             "    print('held', flush=True); time.sleep(60)",
         ],
@@ -160,7 +160,7 @@ def _alive(pid: int) -> bool:
 
 def test_a_torn_figures_json_is_simulated_again(built: Path) -> None:
     """Old code: every later build and site failed with a JSONDecodeError traceback."""
-    from pipeline.site_balance import ensure_balance
+    from pipeline.publish.site.balance import ensure_balance
 
     torn = built / "build/balance/mazzo/figures.json"
     torn.parent.mkdir(parents=True)
@@ -328,7 +328,7 @@ def test_a_worker_lost_with_the_inputs_gets_them_sent_again(shared_project: Path
     """One worker, killed after its first chunk: the inputs scattered to it are gone and
     the run's other tasks are cancelled. Old code: a 50-line FutureCancelledError."""
     distributed = pytest.importorskip("distributed", reason="the extra cartiera[cluster]")
-    from pipeline import simulate
+    from pipeline.play import simulate
 
     project = open_project(shared_project)
     want = simulate.simulate(project, "mazzo", 120, 7).to_json()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import invoke
 
-from pipeline.output import NotAFile, atomic_write
+from pipeline.common.output import NotAFile, atomic_write
 
 
 def _export(project: Path, out: Path) -> tuple[int, str]:

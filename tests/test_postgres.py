@@ -13,7 +13,7 @@ import pytest
 from conftest import CARTIERA, ROOT, checkout_env, invoke
 from pgserver import Server
 
-from pipeline.project import open_project
+from pipeline.common.project import open_project
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +60,7 @@ def test_a_failed_build_leaves_the_server_as_it_was(
     pg_url: str, shared_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = _dump(shared_project, "--db", pg_url)
-    from pipeline import database
+    from pipeline.database import store as database
 
     def broken(conn: object, games: object) -> None:
         raise OSError("disk full while creating the views")
@@ -125,7 +125,7 @@ def test_outputs_are_byte_identical_to_sqlite(
             assert run.exit_code == 0, run.output
             if step[0] == "search":
                 (out / "search.csv").write_text(run.stdout, "utf-8")
-        from pipeline import site
+        from pipeline.publish.site import pages as site
 
         project = open_project(shared_project, db)
         site.generate(project, with_images=False)
@@ -145,8 +145,8 @@ def test_search_vectors_on_postgres(pg_url: str) -> None:
     import test_search
     from sqlalchemy import create_engine
 
-    from pipeline.connection import engine_url
-    from pipeline.search import Searcher
+    from pipeline.database.connection import engine_url
+    from pipeline.search.sql import Searcher
 
     searcher = Searcher(create_engine(engine_url(pg_url)))
     for vector in test_search.VECTORS:
@@ -178,7 +178,8 @@ def test_connection_errors_are_one_line(postgres: Server, kind: str, expected: s
 def test_a_missing_driver_is_one_line() -> None:
     code = (
         "import sys; sys.modules['psycopg'] = None; sys.argv = ['cartiera', '--db', "
-        "'postgresql://u:p@127.0.0.1:9/x', 'export', 'bless']; from pipeline.cli import run; run()"
+        "'postgresql://u:p@127.0.0.1:9/x', 'export', 'bless']; "
+        "from pipeline.cli.app import run; run()"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=checkout_env()

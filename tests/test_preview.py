@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import CARTIERA, checkout_env, edit
 
-from pipeline import preview as preview_module
-from pipeline.preview import Preview, make_server
-from pipeline.project import open_project
+from pipeline.commands import preview as preview_module
+from pipeline.commands.preview import Preview, make_server
+from pipeline.common.project import open_project
 
 CARDS = Path("games") / "mazzo" / "cards.yaml"
 # How long a wait may take before the test fails as hung: not a speed requirement (the

@@ -12,8 +12,8 @@ from conftest import edit, invoke
 from PIL import Image
 from pypdf import PdfReader
 
-from pipeline.render.paper import CARD_SIZES, PAPERS
-from pipeline.render.sheets import SheetLayout
+from pipeline.publish.render.imposition import SheetLayout
+from pipeline.publish.render.paper import CARD_SIZES, PAPERS
 
 PT = 72 / 25.4  # points per mm
 EXPECTED_CARDS = {"bless": 62, "blitz": 54, "samurai-sword": 110, "mazzo": 33, "bldng": 126}

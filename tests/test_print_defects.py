@@ -18,10 +18,10 @@ from conftest import edit, invoke
 from PIL import Image
 from pypdf import PdfReader
 
-from pipeline.project import open_project
-from pipeline.render.deck import load_faces
-from pipeline.render.layout import SheetLayout
-from pipeline.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
+from pipeline.common.project import open_project
+from pipeline.publish.render.deck import load_faces
+from pipeline.publish.render.layout import SheetLayout
+from pipeline.publish.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
 
 PT = 72 / 25.4
 

@@ -15,10 +15,10 @@ import pypdfium2 as pdfium
 import pytest
 from conftest import invoke
 
-from pipeline.project import open_project
-from pipeline.render.deck import face_cache, load_faces
-from pipeline.render.layout import SheetLayout, fold_layouts
-from pipeline.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
+from pipeline.common.project import open_project
+from pipeline.publish.render.deck import face_cache, load_faces
+from pipeline.publish.render.layout import SheetLayout, fold_layouts
+from pipeline.publish.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
 
 PT = 72 / 25.4
 GAMES = ("bless", "blitz", "samurai-sword", "mazzo", "bldng")

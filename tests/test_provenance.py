@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import GAMES, edit
 
-from pipeline.provenance import Passage, Seed, find_copies, protected_patterns
-from pipeline.rules import seed_paragraphs, words
-from pipeline.sources import TermSource
+from pipeline.sources.formats import TermSource
+from pipeline.sources.provenance import Passage, Seed, find_copies, protected_patterns
+from pipeline.sources.rule_text import seed_paragraphs, words
 
 OURS = (
     "Il drago dorme sotto la montagna grigia da mille anni e nessuno osa svegliarlo.\n"

@@ -13,7 +13,7 @@ from typing import Any
 import typer.main
 from conftest import ROOT, edit, invoke
 
-from pipeline.cli import app
+from pipeline.cli.app import app
 
 README = ROOT / "README.md"
 ROW = re.compile(r"^\| `cartiera ([^`]+)` \|", re.MULTILINE)

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from conftest import prune
 
-from pipeline.project import CACHE_ENV, open_project
-from pipeline.render import cache, fonts
-from pipeline.render.cache import cached_pdf, render_cache, renderer_tag
+from pipeline.common.project import CACHE_ENV, open_project
+from pipeline.publish.render import cache, fonts
+from pipeline.publish.render.cache import cached_pdf, render_cache, renderer_tag
 
 HTML = '<!DOCTYPE html><html lang="it"><body><p>{}</p></body></html>'
 

@@ -14,7 +14,7 @@ from conftest import GAMES, edit, invoke
 from pypdf import PdfReader
 from pypdf.generic import DictionaryObject
 
-from pipeline.project import CACHE_ENV
+from pipeline.common.project import CACHE_ENV
 
 MM = 72 / 25.4
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import GAMES, ROOT, edit
 
-from pipeline.rules import check_coverage, fingerprint, parse_rules, seed_paragraphs
-from pipeline.sources import SeedMapSource, SeedParagraph
-from pipeline.yamlfile import read_yaml
+from pipeline.sources.formats import SeedMapSource, SeedParagraph
+from pipeline.sources.rule_text import check_coverage, fingerprint, parse_rules, seed_paragraphs
+from pipeline.sources.yamlfile import read_yaml
 
 
 def _seedmap(slug: str, root: Path) -> SeedMapSource:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from pipeline.sources import CardsSource, GameSource, RulingsSource
+from pipeline.sources.formats import CardsSource, GameSource, RulingsSource
 
 GAME_DIR = Path(__file__).resolve().parent.parent / "games" / "samurai-sword"
 

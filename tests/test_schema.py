@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 from conftest import GAMES, ROOT, edit
 
-from pipeline.yamlfile import plain, read_yaml
+from pipeline.sources.yamlfile import plain, read_yaml
 
 
 def test_committed_schemas_are_current(cli) -> None:

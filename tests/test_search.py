@@ -21,8 +21,8 @@ import yaml
 from conftest import ROOT, invoke
 from sqlalchemy import create_engine
 
-from pipeline.query import QueryError, fold, parse, words_of
-from pipeline.search import Searcher, Vocabulary, browser_index, compile_query
+from pipeline.search.parser import QueryError, fold, parse, words_of
+from pipeline.search.sql import Searcher, Vocabulary, browser_index, compile_query
 
 VECTORS = yaml.safe_load((ROOT / "tests" / "data" / "search_vectors.yaml").read_text("utf-8"))
 QUERY_JS = ROOT / "site" / "assets" / "query.js"
@@ -184,8 +184,8 @@ def test_any_text_gives_cards_or_one_query_error(searcher: Searcher) -> None:
 
 
 def test_the_python_api_takes_what_the_cli_takes(db_path: Path) -> None:
-    from pipeline.problems import SourceError
-    from pipeline.search import search
+    from pipeline.common.problems import SourceError
+    from pipeline.search.sql import search
 
     for db in (
         str(db_path),

@@ -294,9 +294,9 @@ def test_balance_page_states_its_run_and_shows_svg_charts(session_site: Path) ->
 def test_site_url_is_a_setting_with_no_made_up_default(shared_project: Path, monkeypatch) -> None:
     import yaml
 
-    from pipeline.project import open_project
-    from pipeline.settings import SITE_URL_ENV, missing_site_url_note, site_url
-    from pipeline.site import mkdocs_config
+    from pipeline.common.project import open_project
+    from pipeline.common.settings import SITE_URL_ENV, missing_site_url_note, site_url
+    from pipeline.publish.site.pages import mkdocs_config
 
     monkeypatch.delenv(SITE_URL_ENV, raising=False)
     project = open_project(shared_project)
@@ -322,12 +322,14 @@ def test_without_site_url_no_page_names_a_made_up_address(session_site: Path) ->
 def test_site_says_once_what_it_leaves_out_without_site_url(built: Path, monkeypatch) -> None:
     import subprocess
 
-    import pipeline.site
+    import pipeline.publish.site.pages
 
     monkeypatch.delenv("CARTIERA_SITE_URL", raising=False)
-    monkeypatch.setattr(pipeline.site, "generate", lambda *args, **kwargs: [])
+    monkeypatch.setattr(pipeline.publish.site.pages, "generate", lambda *args, **kwargs: [])
     monkeypatch.setattr(
-        pipeline.site.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 0, "", "")
+        pipeline.publish.site.pages.subprocess,
+        "run",
+        lambda *a, **k: subprocess.CompletedProcess(a, 0, "", ""),
     )
     run = invoke(built, "site")
     assert run.exit_code == 0
@@ -338,8 +340,8 @@ def test_site_says_once_what_it_leaves_out_without_site_url(built: Path, monkeyp
 
 
 def test_build_makes_the_offline_site_its_zip_and_the_balance_figures(built: Path) -> None:
-    from pipeline.build import plan
-    from pipeline.project import open_project
+    from pipeline.commands.build import plan
+    from pipeline.common.project import open_project
 
     steps = {s.name: s for s in plan(open_project(built), ["bless", "blitz"])}
     assert "build/downloads/cartiera-sito-offline.zip" in steps["site offline"].outputs
@@ -353,8 +355,8 @@ def test_build_makes_the_offline_site_its_zip_and_the_balance_figures(built: Pat
 
 
 def test_the_home_page_offers_the_offline_zip(built: Path) -> None:
-    from pipeline.project import open_project
-    from pipeline.site import generate, offline_zip_path
+    from pipeline.common.project import open_project
+    from pipeline.publish.site.pages import generate, offline_zip_path
 
     project = open_project(built)
     zip_path = offline_zip_path(project)
@@ -371,8 +373,8 @@ def test_the_home_page_offers_the_offline_zip(built: Path) -> None:
 def test_card_text_is_shown_literally(built: Path) -> None:
     from conftest import edit
 
-    from pipeline.project import open_project
-    from pipeline.site import generate
+    from pipeline.common.project import open_project
+    from pipeline.publish.site.pages import generate
 
     cards = built / "games/mazzo/cards.yaml"
     line = re.search(r"^(\s+descrizione: )(.+)$", cards.read_text(encoding="utf-8"), re.M)
@@ -410,7 +412,7 @@ def test_build_makes_no_network_connection(session_site_build: SiteBuild) -> Non
 
 def test_charts_are_the_same_bytes_for_the_same_figures() -> None:
     from pipeline.engine.plugin import FigureTable
-    from pipeline.site_balance import chart_svg, chartable
+    from pipeline.publish.site.balance import chart_svg, chartable
 
     cell = {"rate": 0.55, "low": 0.5, "high": 0.6, "n": 400}
     bars = FigureTable("posti", "Vittorie", ("Posto", "Vittorie"), (("Posto 1", cell),), "bars")

@@ -1,4 +1,4 @@
-"""The Bilanciamento pages (pipeline/site_balance.py, templates/site/balance.md.j2): every
+"""The Bilanciamento pages (pipeline/publish/site/balance.py, templates/site/balance.md.j2): every
 player count a game allows, the numbers of the report they were made from, outlier cards
 linked to their pages, the agents' strength, when and for which cards and engine; a report
 made by `cartiera balance --out` is published as it is, with a warning once it is stale."""
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from pipeline.project import open_project
+from pipeline.common.project import open_project
 
 SLUGS = ["bldng", "bless", "blitz", "mazzo", "samurai-sword"]
 MONTHS = "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre "
@@ -105,7 +105,7 @@ def own(built_copy: Any) -> Path:
 
 
 def _page(project: Path, slug: str, warnings: list[str]) -> str:
-    from pipeline.site import generate
+    from pipeline.publish.site.pages import generate
 
     generate(open_project(project), with_images=False, warn=warnings.append)
     return (project / f"site/giochi/{slug}/bilanciamento.md").read_text("utf-8")
@@ -146,8 +146,8 @@ def test_the_stamp_reads_files_and_opens_no_database(
 ) -> None:
     import sqlalchemy
 
-    from pipeline import database
-    from pipeline.site_balance import stamp
+    from pipeline.database import store as database
+    from pipeline.publish.site.balance import stamp
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the stamp opened the database")
@@ -176,7 +176,7 @@ def test_agents_are_named_in_code_and_random_play_in_italian() -> None:
     """The page's prose is Italian: the agents' names are identifiers (code), random play is
     said in words, and a name from a report file that is no identifier is plain, escaped
     text (a report file is a source, as untrusted as any)."""
-    from pipeline.site_balance import agent_words
+    from pipeline.publish.site.balance import agent_words
 
     assert agent_words(["random", "random"]) == "a ogni posto un giocatore a caso"
     assert agent_words(["search:100:bluffer", "random"]) == (

@@ -299,7 +299,7 @@ def test_the_404_page_is_styled_wherever_it_is_served(browser: Any, session_site
     import http.server
     import threading
 
-    from pipeline.site import _Handler
+    from pipeline.publish.site.pages import _Handler
 
     class Quiet(_Handler):
         def log_message(self, *args: object) -> None:

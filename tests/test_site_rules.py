@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.catalog import SectionInfo, TermInfo
-from pipeline.site_rules import (
+from pipeline.database.catalog import SectionInfo, TermInfo
+from pipeline.publish.site.rules import (
     TermLinks,
     anchors_of,
     blocks,

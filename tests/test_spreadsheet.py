@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
-from pipeline import yamlfile
-from pipeline.yamlfile import Item, plain, read_yaml, replace_items, round_trip_yaml
+from pipeline.sources import yamlfile
+from pipeline.sources.yamlfile import Item, plain, read_yaml, replace_items, round_trip_yaml
 
 
 def _sources(project: Path) -> dict[str, bytes]:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from conftest import edit, invoke
 
-from pipeline.project import open_project
-from pipeline.render.deck import stale_database_warning
+from pipeline.common.project import open_project
+from pipeline.publish.render.deck import stale_database_warning
 
 
 def test_a_fresh_clone_is_not_stale(built: Path) -> None:

@@ -15,7 +15,7 @@ from conftest import edit, invoke
 from pgserver import Server
 from pypdf import PdfReader
 
-from pipeline import build
+from pipeline.commands import build
 
 DECK = "build/decks/mazzo-carte.pdf"
 

@@ -26,7 +26,7 @@ RESIDUE = re.compile(r"\]\(|\{:|\*\*|`")
 # "chiarimento segnalini-onore": a ruling cited by id instead of by its question.
 CITED_BY_ID = re.compile(r"chiariment[oi]\s+\*?[a-z0-9]+(?:-[a-z0-9]+)+")
 # A singular count with a plural noun ("1 carte", "1 fogli"): the numbers with nouns of
-# generated Italian go through pipeline.words.count.
+# generated Italian go through pipeline.common.words.count.
 ONE_PLURAL = re.compile(
     r"(?<![\d,.])\b1 (carte|fogli|giocatori|turni|partite|copie|punti|segnalini|mazzi|"
     r"azioni|mosse|pagine|scontri|squadre)\b"
@@ -220,7 +220,7 @@ def test_no_pdf_text_shows_markup_ids_english_or_bad_agreement(
 
 
 def test_count_and_a_agree_in_italian() -> None:
-    from pipeline.words import a, count
+    from pipeline.common.words import a, count
 
     assert [count(n, "carta", "carte") for n in (0, 1, 2)] == ["0 carte", "1 carta", "2 carte"]
     assert a("Anelli del Sigillo") == "ad Anelli del Sigillo" and a("Re Luce") == "a Re Luce"
@@ -271,7 +271,7 @@ def _svg_texts(svg: bytes) -> list[str]:
 
 def test_charts_tick_whole_games_with_decimal_commas_and_phone_sized_text() -> None:
     from pipeline.engine.plugin import FigureTable
-    from pipeline.site_balance import WIDTH, chart_svg
+    from pipeline.publish.site.balance import WIDTH, chart_svg
 
     lengths = tuple((turns, 3 + turns % 4) for turns in range(4, 19))
     svg = chart_svg(FigureTable("durata", "Durata", ("Turni", "Partite"), lengths, "histogram"), 3)
@@ -290,7 +290,7 @@ def test_generic_figures_give_way_to_the_games_own_and_read_as_words() -> None:
     from types import SimpleNamespace
 
     from pipeline.engine.plugin import FigureTable
-    from pipeline.site_balance import figure_tables
+    from pipeline.publish.site.balance import figure_tables
 
     rate = {"rate": 0.5, "low": 0.4, "high": 0.6, "n": 10}
     sides = FigureTable("lati", "Squadre", ("squadra", "vittorie"), (("Shogun", rate),), "bars")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from pipeline import yamlfile
-from pipeline.yamlfile import read_yaml
+from pipeline.sources import yamlfile
+from pipeline.sources.yamlfile import read_yaml
 
 SOURCE = """\
 # a comment the round trip keeps

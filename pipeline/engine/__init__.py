@@ -1,5 +1,8 @@
 """The game-agnostic engine platform: the core interface, the plugin protocol, the registry
-of games and the random agent. Nothing here imports the database (pipeline.play does).
+of games and the agents every game gets. It knows no game, no file and no database
+(pipeline.play.records reads cards.db for it).
+
+May import: nothing else in pipeline.
 """
 
 from .agents import RandomAgent, play

@@ -110,7 +110,7 @@ class Engine(Rules, Protocol[S]):
     whether a hook exists. A game's ``build_rules(seats, cards, digest)`` returns an
     ``Engine`` of its State (see ``BuildRules``): mypy checks the whole contract there.
 
-    Worked examples (pipeline/examples.py) name players 1.., cards by code. The generic
+    Worked examples (pipeline/play/examples.py) name players 1.., cards by code. The generic
     runner handles the keys every game shares (``events``, ``no_events``, ``legal``,
     ``decision``, ``player``, ``result``) and passes every other ``expect`` key to ``check``.
     """
@@ -182,6 +182,16 @@ class Engine(Rules, Protocol[S]):
 
 
 @dataclass(frozen=True)
+class CardProblem:
+    """A game-specific problem with one card (or the whole game when card_id is None)."""
+
+    card_id: str | None
+    field: str
+    message: str
+    warning: bool = False
+
+
+@dataclass(frozen=True)
 class GamePlugin:
     """Everything only one game knows, registered once under its slug."""
 
@@ -189,7 +199,7 @@ class GamePlugin:
     # card kind -> pydantic model that a card's ``data`` must validate against
     data_models: Mapping[str, type] = field(default_factory=dict)
     # checks particular to the game: check(game_source, cards) -> Iterable[CardProblem]
-    check: Callable[[Any, list[Any]], Iterable[Any]] | None = None
+    check: Callable[[Any, list[Any]], Iterable[CardProblem]] | None = None
     # "module:function" of the game's BuildRules
     engine: str | None = None
     # the game's own agents besides "random" (e.g. {"greedy": ...}), "module:attr" of a

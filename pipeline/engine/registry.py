@@ -3,7 +3,7 @@
 Each entry point names a game package's ``PLUGIN`` (pyproject.toml), so a game from another
 distribution plugs in the same way. A listed package that does not exist (yet) is skipped;
 one that exists but fails to import is an error. Nothing here reads the database: rules are
-built from plain card records (pipeline.play reads them from cards.db).
+built from plain card records (pipeline.play.records reads them from cards.db).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The scenario vocabulary every game shares: the shape of a position and of an expectation.
 
-A worked example (``games/<slug>/examples/*.yaml``, read by pipeline/examples.py) places
+A worked example (``games/<slug>/examples/*.yaml``, read by pipeline/play/examples.py) places
 cards and says what must follow. Every game speaks the same words for what every game has:
 
 - a position: ``seats`` by number (1..N), each with its zones (``hand`` where the game

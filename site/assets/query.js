@@ -1,5 +1,5 @@
 /* The card query language in the browser: the same grammar and the same meaning as
-   pipeline/query.py and pipeline/search.py, over the index that pipeline.search.browser_index
+   pipeline/search/parser.py and pipeline/search/sql.py, over the index that pipeline.search.sql.browser_index
    writes (folding tables, each game's vocabulary, every card's values). Cartiera's own code;
    tests/data/search_vectors.yaml is played against both implementations. */
 (function (root) {

@@ -1,7 +1,7 @@
 /* Cartiera: the step-through board of a worked example or a recorded game.
  *
  * Each <div class="cartiera-tavolo" data-tavolo="{...}"> holds its frames as JSON
- * (pipeline/board.py). This script draws the frame shown: the piles, each seat's
+ * (pipeline/publish/board.py). This script draws the frame shown: the piles, each seat's
  * attributes and zones as rows of card images, the narration of the step, what changed.
  * Previous/next buttons, the arrow keys, a slider and links (#passo-N) move through the
  * steps. No framework, no network: it works from file:// as well as from a server.

@@ -16,8 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from pipeline.games import CardProblem
-from pipeline.sources import CardSource, GameSource
+from pipeline.engine.plugin import CardProblem
+from pipeline.sources.formats import CardSource, GameSource
 
 from .matching import cover
 

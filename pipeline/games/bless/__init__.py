@@ -2,8 +2,7 @@
 (engine, state, turns, field, compiler, values, effects), its narration, scenarios and
 figures. Importing the package stays light: the engine loads only when asked."""
 
-from pipeline.engine.plugin import GamePlugin
-from pipeline.games import CardProblem
+from pipeline.engine.plugin import CardProblem, GamePlugin
 
 from .checks import NO_EFFECT, check, summary
 from .vocab import DATA_MODELS, BlessEffects

@@ -12,8 +12,8 @@ from pydantic import (
     ValidationError,
 )
 
-from pipeline.games import CardProblem
-from pipeline.sources import CardSource, GameSource
+from pipeline.engine.plugin import CardProblem
+from pipeline.sources.formats import CardSource, GameSource
 
 from .vocab import (
     LEGAME_TRIGGERS,

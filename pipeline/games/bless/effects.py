@@ -22,10 +22,7 @@ from .compiler import (
     Ctx,
     ref_cards,
 )
-from .values import (
-    Standing,
-    Values,
-)
+from .values import Standing, Values
 
 
 class Frame(NamedTuple):

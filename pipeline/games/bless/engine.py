@@ -130,5 +130,5 @@ class BlessRules:
 
 
 def build_rules(seats: Seats, cards: Sequence[CardRecord], digest: str) -> Engine[BlessGame]:
-    """The Bless rules over these card records (read from cards.db by pipeline.play)."""
+    """The Bless rules over these card records (read from cards.db by pipeline.play.records)."""
     return BlessRules(seats, BlessDeck.from_records(cards), digest)

@@ -5,21 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import (
-    LIMIT_ECO,
-    LIMIT_MAL,
-)
-from .compiler import (
-    ECO,
-    HAND,
-    IMPULSO,
-    LEGAME,
-    MAL,
-    MAZZO,
-    PRE,
-    VUOTO,
-    Ctx,
-)
+from .common import LIMIT_ECO, LIMIT_MAL
+from .compiler import ECO, HAND, IMPULSO, LEGAME, MAL, MAZZO, PRE, VUOTO, Ctx
 from .effects import Effects, Frame
 
 

@@ -10,9 +10,7 @@ from typing import Any
 
 from pipeline.engine.plugin import FigureTable, rate
 
-from .compiler import (
-    MAL,
-)
+from .compiler import MAL
 from .deck import BlessDeck
 from .state import BlessGame
 

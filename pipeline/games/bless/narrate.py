@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from pipeline.common.words import a
 from pipeline.engine.core import Event
 
-from ...words import a
-from .compiler import (
-    ALT,
-    MAL,
-    MAZZO,
-    PRE,
-    VUOTO,
-    CardInfo,
-)
+from .compiler import ALT, MAL, MAZZO, PRE, VUOTO, CardInfo
 
 ZONE_WORDS = {MAL: "Maledizione", PRE: "Preghiera"}
 REASONS = {

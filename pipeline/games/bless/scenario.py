@@ -30,19 +30,7 @@ from pipeline.engine.scenario import (
 )
 
 from .common import EVENT_FIELDS
-from .compiler import (
-    ALT,
-    HAND,
-    KAR,
-    LEGAME,
-    LUCE,
-    MAL,
-    MAZZO,
-    OCC,
-    OMBRA,
-    PRE,
-    VUOTO,
-)
+from .compiler import ALT, HAND, KAR, LEGAME, LUCE, MAL, MAZZO, OCC, OMBRA, PRE, VUOTO
 from .deck import BlessDeck
 from .narrate import player_name
 from .state import BlessGame

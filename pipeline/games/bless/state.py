@@ -7,13 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from pipeline.engine.core import (
-    Action,
-    Chance,
-    Event,
-    IllegalAction,
-    Outcome,
-)
+from pipeline.engine.core import Action, Chance, Event, IllegalAction, Outcome
 
 from .common import (
     EVENT_FIELDS,
@@ -26,20 +20,7 @@ from .common import (
     subsets,
     zone_name,
 )
-from .compiler import (
-    ALT,
-    ASIDE,
-    ECO,
-    HAND,
-    KAR,
-    LEGAME,
-    MAL,
-    MAZZO,
-    OCC,
-    PRE,
-    VUOTO,
-    Reader,
-)
+from .compiler import ALT, ASIDE, ECO, HAND, KAR, LEGAME, MAL, MAZZO, OCC, PRE, VUOTO, Reader
 from .deck import BlessDeck
 from .effects import Frame
 from .field import Field

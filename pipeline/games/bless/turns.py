@@ -5,31 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipeline.engine.core import (
-    Action,
-)
+from pipeline.engine.core import Action
 
-from .common import (
-    ATT,
-    DEF,
-    FINAL_TURNS,
-    HAND_SIZE,
-    INTO,
-    TIE,
-    clash_eye,
-)
-from .compiler import (
-    ALT,
-    ASIDE,
-    ECO,
-    HAND,
-    KAR,
-    LEGAME,
-    MAL,
-    MAZZO,
-    OCC,
-    PRE,
-)
+from .common import ATT, DEF, FINAL_TURNS, HAND_SIZE, INTO, TIE, clash_eye
+from .compiler import ALT, ASIDE, ECO, HAND, KAR, LEGAME, MAL, MAZZO, OCC, PRE
 from .field import Field
 
 

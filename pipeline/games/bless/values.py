@@ -7,18 +7,7 @@ import itertools
 from typing import Any
 
 from .common import GameFields
-from .compiler import (
-    DUALE,
-    FOREVER,
-    FORMA,
-    MAL,
-    OCC,
-    PRE,
-    Condition,
-    CSelector,
-    CStep,
-    Ctx,
-)
+from .compiler import DUALE, FOREVER, FORMA, MAL, OCC, PRE, Condition, CSelector, CStep, Ctx
 
 
 class Standing:

@@ -16,15 +16,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from pipeline.engine.core import (
-    TERMINAL,
-    Action,
-    Chance,
-    Event,
-    IllegalAction,
-    Outcome,
-    seat_zones,
-)
+from pipeline.engine.core import TERMINAL, Action, Chance, Event, IllegalAction, Outcome, seat_zones
 
 from .cards import (
     BLITZ,

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.common.words import count
 from pipeline.engine.core import Event
 
-from ...words import count
 from .scenario import MazzoPosition, MazzoSeat
 from .state import MazzoCards
 

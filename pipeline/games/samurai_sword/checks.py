@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from pipeline.games import CardProblem
-from pipeline.sources import CardSource, GameSource
+from pipeline.engine.plugin import CardProblem
+from pipeline.sources.formats import CardSource, GameSource
 
 from .data import AzioneData
 

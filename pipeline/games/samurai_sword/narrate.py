@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from pipeline.common.words import count
 from pipeline.engine.core import Event
 
-from ...words import count
 from .cards import Cards
 
 HOW = {

@@ -14,15 +14,7 @@ from __future__ import annotations
 
 from pipeline.engine.core import Action, IllegalAction
 
-from .cards import (
-    DISCARD_ONE,
-    FOR_ANOTHER,
-    ON_ANYONE,
-    ON_SELF,
-    PLAIN,
-    TAKE_ONE,
-    WEAPON,
-)
+from .cards import DISCARD_ONE, FOR_ANOTHER, ON_ANYONE, ON_SELF, PLAIN, TAKE_ONE, WEAPON
 from .table import EVENT_FIELDS, HAND_BY_SEAT, ROLES_BY_PLAYERS, SLUG, Table, event
 
 END: Action = ("fine",)

@@ -1,0 +1,149 @@
+"""The stage between cards.db and the rules engines: card records in, Rules out.
+
+The engines never read the database (pipeline.engine is pure); this module reads a game's
+cards from cards.db as plain CardRecords and builds its Rules through the registry. It also
+plays the worked examples against a freshly written database and stores their narration
+(a stage run after the database writer, see ``DB_STAGES``), and replays saved games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, create_engine, select
+
+from pipeline.common.problems import Problem, SourceError
+from pipeline.common.project import Project
+from pipeline.common.sanitize import literal_names
+from pipeline.database import models
+from pipeline.database.catalog import read_game
+from pipeline.database.store import canonical_json, open_engine
+from pipeline.engine import registry
+from pipeline.engine.core import (
+    CardRecord,
+    Replay,
+    ReplayError,
+    Seats,
+    State,
+    card_digest,
+    play_replay,
+)
+from pipeline.engine.plugin import Engine
+from pipeline.sources.load import LoadedGame
+
+from .examples import example_names, run_examples
+
+
+def engine_input(project: Project, slug: str) -> tuple[Seats, list[CardRecord]]:
+    """What a game's engine is built from, read from the project's database: game.yaml's
+    player counts and the game's distinct cards, in number order."""
+    with open_engine(project) as db:
+        game = read_game(db, slug)
+    records = [
+        CardRecord(
+            c.number,
+            c.code,
+            c.name,
+            c.kind,
+            c.copies,
+            c.deck,
+            c.status,
+            c.attributes,
+            c.texts,
+            c.data,
+        )
+        for c in sorted(game.cards, key=lambda c: c.number)
+    ]
+    return Seats(game.players_min, game.players_max), records
+
+
+def card_records(project: Project, slug: str) -> list[CardRecord]:
+    """The game's distinct cards from the project's database, in number order."""
+    return engine_input(project, slug)[1]
+
+
+def load_rules(project: Project, slug: str) -> Engine[Any]:
+    """A game's rules with its cards read from the project's database (never the YAML)."""
+    if slug not in registry.engine_slugs():
+        known = ", ".join(registry.engine_slugs()) or "none"
+        raise SourceError(
+            Problem("error", f"no rules engine for the game '{slug}'", hint=f"engines: {known}")
+        )
+    seats, records = engine_input(project, slug)
+    return registry.build_rules(slug, seats, records, card_digest(records))
+
+
+@contextmanager
+def replay_problems(project: Project, path: Path) -> Iterator[None]:
+    """One SourceError line for a replay file that cannot be read, or whose cards or log
+    disagree with the database (for `replay`, and `replay --html` in pipeline.publish.board)."""
+    where = project.rel(path)
+    try:
+        yield
+    except OSError as exc:
+        message = f"cannot read the replay: {exc.strerror}"
+        raise SourceError(Problem("error", message, file=where)) from exc
+    except (ReplayError, UnicodeDecodeError) as exc:
+        hint = "record the game again with the current cards"
+        raise SourceError(Problem("error", str(exc), file=where, hint=hint)) from exc
+
+
+def replay_file(project: Project, path: Path) -> tuple[State, list[str]]:
+    """Play a saved replay again and narrate it in Italian; one SourceError line when the
+    file is not a replay, or when its cards or its log disagree with the database."""
+    with replay_problems(project, path):
+        replay = Replay.from_json(path.read_text(encoding="utf-8"))
+        rules = load_rules(project, replay.slug)
+        state = play_replay(rules, replay)
+    return state, rules.narrate(state.log, state.num_players)
+
+
+def store_examples(db_url: str, project: Project, games: Sequence[LoadedGame]) -> list[str]:
+    """Play every game's worked examples against the database just written and store those
+    that hold. One that no longer holds (a designer changed a card it relies on) is left out
+    and reported, so the rulebook and the site never narrate something false."""
+    scratch = Project(root=project.root, db_url=db_url)
+    db = create_engine(db_url)
+    left_out = []
+    try:
+        with Session(db) as session:
+            ids = {g.slug: g.id or 0 for g in session.exec(select(models.Game))}
+            next_id = 1
+            for loaded in games:
+                slug = loaded.slug
+                # examples first: a game without any (a designer's new one) imports no engine
+                if not example_names(project, slug) or slug not in registry.engine_slugs():
+                    continue
+                results = run_examples(project, slug, load_rules(scratch, slug))
+                for pos, result in enumerate(results):
+                    if not result.passed:
+                        left_out.append(
+                            f"games/{slug}/examples/{result.name}.yaml: warning: the example "
+                            f"no longer holds ({result.failures[0]}) and was left out (fix: "
+                            f"run `cartiera example {slug} {result.name}`)"
+                        )
+                        continue
+                    session.add(
+                        models.Example(
+                            id=next_id,
+                            game_id=ids[slug],
+                            code=result.name,
+                            title=result.title,
+                            clauses=canonical_json(result.clauses),
+                            narration_md=literal_names(result.body, (c.name for c in loaded.cards)),
+                            scenario=canonical_json(result.narration),
+                            position=pos,
+                        )
+                    )
+                    next_id += 1
+            session.commit()
+    finally:
+        db.dispose()
+    return left_out
+
+
+DB_STAGES = (store_examples,)
+"""What `db build` runs on the new database before it replaces the old one."""

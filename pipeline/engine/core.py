@@ -229,7 +229,7 @@ class CardRecord:
     status: str
     attributes: Mapping[str, Any]
     texts: Mapping[str, str]
-    data: Any
+    data: Mapping[str, Any] | None  # the card's structured data (a JSON object), if any
 
 
 def card_digest(cards: Sequence[CardRecord]) -> str:

@@ -75,15 +75,16 @@ class BldngCards:
                     self.shape[c] = SHAPES.index(shapes[0])
             elif self.is_project[c]:
                 need: dict[int, int] = {}
-                for e in r.data["elementi"]:
+                for e in (r.data or {})["elementi"]:
                     kind = element(e["forma"], e["colore"])
                     need[kind] = need.get(kind, 0) + 1
                 self.need[c] = need
                 self.size[c] = int(r.attributes["elementi"])
                 self.tipo[c] = str(r.attributes.get("tipo", ""))
             elif self.is_event[c]:
-                self.effect[c] = r.data["effetto"]
-                self.count[c] = int(r.data.get("carte") or 0)
+                data = r.data or {}
+                self.effect[c] = data["effetto"]
+                self.count[c] = int(data.get("carte") or 0)
                 self.shape[c] = SHAPES.index(shapes[0]) if shapes else -1
         self.plain = [self.is_forma[c] and len(self.fits[c]) == 1 for c in range(n)]
         every = range(n)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import vocab
@@ -625,7 +625,15 @@ class CardInfo:
         "profile",
     )
 
-    def __init__(self, index: int, number: int, code: str, name: str, attrs: dict, data: dict):
+    def __init__(
+        self,
+        index: int,
+        number: int,
+        code: str,
+        name: str,
+        attrs: dict,
+        data: Mapping[str, Any] | None,
+    ):
         self.index, self.number, self.code, self.name = index, number, code, name
         self.data = data
         self.forma = FORMA[attrs["forma"]]

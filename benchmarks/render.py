@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 from pipeline.common.output import reproducible  # noqa: E402
 from pipeline.common.project import open_project  # noqa: E402
 from pipeline.database.catalog import read_game  # noqa: E402
-from pipeline.database.store import open_engine  # noqa: E402
+from pipeline.database.store import open_project_db  # noqa: E402
 from pipeline.publish.render.deck import (  # noqa: E402
     DeckOptions,
     build_deck,
@@ -150,7 +150,7 @@ def main() -> None:
         from pipeline.sources.load import load_games
 
         build_database(project, load_games(project))
-        with open_engine(project) as engine:
+        with open_project_db(project) as engine:
             assert read_game(engine, "bless")
         started = time.perf_counter()
         print_set(str(root), "bless")

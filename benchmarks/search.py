@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from pipeline.common.project import open_project
-from pipeline.database.store import open_engine
+from pipeline.database.store import open_project_db
 from pipeline.search.sql import Searcher, browser_index
 
 QUERIES = [
@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--project", type=Path, default=None)
     args = parser.parse_args()
     project = open_project(args.project)
-    with open_engine(project) as db:
+    with open_project_db(project) as db:
         searcher = Searcher(db)
         times = []
         for i in range(args.queries):

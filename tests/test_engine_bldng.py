@@ -13,7 +13,7 @@ import yaml
 
 from pipeline.common.project import open_project
 from pipeline.database.catalog import read_game
-from pipeline.database.store import open_engine
+from pipeline.database.store import open_project_db
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Seats
 from pipeline.games.bldng import checks, matching
@@ -732,7 +732,7 @@ def test_a_stopped_game_is_told_as_stopped(rules):
 
 
 def test_rules_clauses_have_tests(built_once):
-    with open_engine(open_project(built_once)) as engine:
+    with open_project_db(open_project(built_once)) as engine:
         sections = read_game(engine, "bldng").sections
     anchors = [s.anchor for s in sections if s.level >= 3]
     assert len(anchors) > 30

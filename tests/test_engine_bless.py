@@ -1467,9 +1467,9 @@ def test_every_card_has_a_test(rules):
 def test_rules_clauses_have_tests(rules, built_once):
     """Every numbered clause of the rulebook in the database has its test here."""
     from pipeline.database.catalog import read_game
-    from pipeline.database.store import open_engine
+    from pipeline.database.store import open_project_db
 
-    with open_engine(open_project(built_once)) as engine:
+    with open_project_db(open_project(built_once)) as engine:
         sections = read_game(engine, "bless").sections
     anchors = [s.anchor for s in sections if s.level >= 3 or "." in s.number.strip(".")]
     assert anchors, "the rulebook has no clauses"
@@ -1556,9 +1556,9 @@ def test_zone_comuni(rules):
 
 def test_anatomia(rules, built_once):
     from pipeline.database.catalog import read_game
-    from pipeline.database.store import open_engine
+    from pipeline.database.store import open_project_db
 
-    with open_engine(open_project(built_once)) as engine:
+    with open_project_db(open_project(built_once)) as engine:
         cards = read_game(engine, "bless").cards
     assert len(rules.cards) == len(cards) == 62
     for info, card in zip(rules.cards, cards, strict=True):

@@ -13,7 +13,7 @@ import pytest
 
 from pipeline.common.project import open_project
 from pipeline.database.catalog import read_game
-from pipeline.database.store import open_engine
+from pipeline.database.store import open_project_db
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Replay, Seats, play_replay
 from pipeline.games.blitz.agents import GreedyAgent
@@ -753,7 +753,7 @@ def test_piu_mazzi(ten_seats):
 
 def test_rules_clauses_have_tests(rules, built_once):
     """Every numbered clause of the BLITZ rules in the database has its test here."""
-    with open_engine(open_project(built_once)) as engine:
+    with open_project_db(open_project(built_once)) as engine:
         sections = read_game(engine, "blitz").sections
     anchors = [s.anchor for s in sections if s.level >= 3 or "." in s.number.strip(".")]
     assert len(anchors) > 30

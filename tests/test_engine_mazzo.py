@@ -16,7 +16,7 @@ import yaml
 
 from pipeline.common.project import open_project
 from pipeline.database.catalog import read_game
-from pipeline.database.store import open_engine
+from pipeline.database.store import open_project_db
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Replay, Seats, play_replay
 from pipeline.games.mazzo.agents import BluffAgent
@@ -280,7 +280,7 @@ def test_dubito_sbagliato(rules):
 
 
 def section(built: Path, anchor: str) -> str:
-    with open_engine(open_project(built)) as engine:
+    with open_project_db(open_project(built)) as engine:
         sections = read_game(engine, "mazzo").sections
     return next(s.body_md for s in sections if s.anchor == anchor)
 
@@ -459,7 +459,7 @@ def test_vittoria_immediata(rules):
 
 
 def test_rules_clauses_have_tests(built_once):
-    with open_engine(open_project(built_once)) as engine:
+    with open_project_db(open_project(built_once)) as engine:
         sections = read_game(engine, "mazzo").sections
     anchors = [s.anchor for s in sections if s.level >= 3]
     assert len(anchors) > 15

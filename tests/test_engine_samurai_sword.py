@@ -14,7 +14,7 @@ import pytest
 
 from pipeline.common.project import open_project
 from pipeline.database.catalog import read_game
-from pipeline.database.store import open_engine
+from pipeline.database.store import open_project_db
 from pipeline.engine.agents import RandomAgent
 from pipeline.engine.core import Seats
 from pipeline.games.samurai_sword.agents import Warrior, side_win_rate
@@ -665,7 +665,7 @@ def test_ultimo_punto_rising_sun(rules):
 
 
 def test_rules_clauses_have_tests(built_once):
-    with open_engine(open_project(built_once)) as engine:
+    with open_project_db(open_project(built_once)) as engine:
         sections = read_game(engine, SLUG).sections
     anchors = [s.anchor for s in sections if s.level >= 3 or "." in s.number.strip(".")]
     assert len(anchors) > 50

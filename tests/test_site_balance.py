@@ -152,7 +152,7 @@ def test_the_stamp_reads_files_and_opens_no_database(
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the stamp opened the database")
 
-    monkeypatch.setattr(database, "open_engine", refuse)
+    monkeypatch.setattr(database, "open_project_db", refuse)
     monkeypatch.setattr(sqlalchemy, "create_engine", refuse)
     project = open_project(own)
     before = stamp(project, "blitz")

@@ -331,9 +331,9 @@ def db_build_cmd(
 def db_dump_cmd(ctx: typer.Context) -> None:
     """Print the database's content as sorted JSON lines, the same on SQLite and PostgreSQL,
     so two databases can be compared with diff."""
-    from pipeline.database.store import neutral_dump, open_engine
+    from pipeline.database.store import neutral_dump, open_project_db
 
-    with open_engine(_project(ctx)) as db:
+    with open_project_db(_project(ctx)) as db:
         for line in neutral_dump(db):
             typer.echo(line)
 
@@ -550,7 +550,7 @@ def search_cmd(
     ] = None,
 ) -> None:
     """Find cards with the query language (README: "Searching cards")."""
-    from pipeline.database.store import open_engine
+    from pipeline.database.store import open_project_db
     from pipeline.search.parser import QueryError
     from pipeline.search.sql import Searcher, render
 
@@ -560,7 +560,7 @@ def search_cmd(
     project = _project(ctx)
     if game is not None:
         _check_games(project, [game])
-    with open_engine(project) as db:
+    with open_project_db(project) as db:
         try:
             result = Searcher(db).search(text, game, limit)
         except QueryError as exc:

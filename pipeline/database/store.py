@@ -517,8 +517,9 @@ def is_current(
 
 
 @contextlib.contextmanager
-def open_engine(project: Project) -> Iterator[Engine]:
-    """An engine on the project's database; fails with one line when there is none."""
+def open_project_db(project: Project) -> Iterator[Engine]:
+    """A SQLAlchemy engine on the project's database (cards.db or its URL); fails with one
+    line when there is none."""
     path = project.sqlite_path
     if path is not None and not path.exists():
         raise SourceError(

@@ -20,7 +20,7 @@ from pipeline.common.project import Project
 from pipeline.common.sanitize import literal_names
 from pipeline.database import models
 from pipeline.database.catalog import read_game
-from pipeline.database.store import canonical_json, open_engine
+from pipeline.database.store import canonical_json, open_project_db
 from pipeline.engine import registry
 from pipeline.engine.core import (
     CardRecord,
@@ -40,7 +40,7 @@ from .examples import example_names, run_examples
 def engine_input(project: Project, slug: str) -> tuple[Seats, list[CardRecord]]:
     """What a game's engine is built from, read from the project's database: game.yaml's
     player counts and the game's distinct cards, in number order."""
-    with open_engine(project) as db:
+    with open_project_db(project) as db:
         game = read_game(db, slug)
     records = [
         CardRecord(

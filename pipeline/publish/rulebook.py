@@ -22,7 +22,7 @@ from pipeline.database.catalog import (
     TermInfo,
     read_game,
 )
-from pipeline.database.store import open_engine
+from pipeline.database.store import open_project_db
 from pipeline.publish.render.cache import cached_pdf
 from pipeline.publish.render.layout import SheetLayout
 from pipeline.publish.render.paper import BLEED_MM, CARD_SIZES, PAPERS, PRINTABLE_MM
@@ -215,7 +215,7 @@ def _mm(value: float) -> str:
 def build_rulebook(
     project: Project, slug: str, paper: Paper = "a5", out: Path | None = None
 ) -> Path:
-    with open_engine(project) as engine:
+    with open_project_db(project) as engine:
         game = read_game(engine, slug)
     html = rulebook_html(game, project.templates_dir, paper)
     target = out or project.build_dir / "rulebooks" / f"{slug}-regolamento-{paper}.pdf"

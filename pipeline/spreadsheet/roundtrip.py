@@ -23,7 +23,7 @@ from pipeline.common.lock import holding_lock
 from pipeline.common.output import atomic_write
 from pipeline.common.problems import Problem, SourceError, SourceErrors
 from pipeline.common.project import Project
-from pipeline.database.store import open_engine
+from pipeline.database.store import open_project_db
 from pipeline.sources import gamespec
 from pipeline.sources.load import LoadedGame, load_game
 from pipeline.sources.yamlfile import (
@@ -45,7 +45,7 @@ WHOLE = re.compile(r"[+-]?\d{1,18}(?:[.,]0+)?")
 
 def export_rows(project: Project, slug: str) -> tuple[list[str], list[dict[str, Any]]]:
     """The game's view, read from the database: column names and rows."""
-    with open_engine(project) as engine, engine.connect() as conn:
+    with open_project_db(project) as engine, engine.connect() as conn:
         exists = conn.execute(text("SELECT 1 FROM game WHERE slug = :s"), {"s": slug}).first()
         if exists is None:
             raise SourceError(

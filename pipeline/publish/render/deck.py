@@ -22,7 +22,7 @@ from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import site_url
 from pipeline.database.catalog import GameInfo, read_game
-from pipeline.database.store import open_engine, source_files
+from pipeline.database.store import open_project_db, source_files
 from pipeline.publish.rulebook import STATUS_LABELS
 from pipeline.publish.templating import environment
 
@@ -78,7 +78,7 @@ def face_cache(project: Project) -> Path:
 def load_faces(
     project: Project, slug: str, bleed: float, size: str | None = None, ink: Ink = "full"
 ) -> DeckFaces:
-    with open_engine(project) as engine:
+    with open_project_db(project) as engine:
         game = read_game(engine, slug)
     return deck_faces(game, project.templates_dir, site_url(project), bleed, size, ink)
 

@@ -36,7 +36,7 @@ from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import _LenientLoader, missing_site_url_note, site_url
 from pipeline.database.catalog import GameInfo, game_slugs, read_game
-from pipeline.database.store import open_engine
+from pipeline.database.store import open_project_db
 from pipeline.publish import board
 from pipeline.publish.artifacts import OFFLINE_ZIP, artifacts
 from pipeline.publish.markup import (
@@ -131,7 +131,7 @@ def generate(
             target.unlink()
     env = environment(project.templates_dir)
     env.filters["md"] = md_filter
-    with open_engine(project) as engine:
+    with open_project_db(project) as engine:
         slugs = game_slugs(engine)
         games = [read_game(engine, slug) for slug in slugs]
         index = json.dumps(browser_index(engine), ensure_ascii=False, sort_keys=True)

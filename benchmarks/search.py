@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from pipeline.common.project import open_project
-from pipeline.database.store import open_project_db
+from pipeline.database.connection import open_project_db
 from pipeline.search.sql import Searcher, browser_index
 
 QUERIES = [

@@ -119,7 +119,7 @@ def test_changes_mark_the_cards_that_arrived(here: Any) -> None:
 @pytest.mark.parametrize("slug", GAMES)
 def test_the_site_offers_a_whole_sample_game(here: Any, tmp_path: Path, slug: str) -> None:
     from pipeline.database.catalog import read_game
-    from pipeline.database.store import open_project_db
+    from pipeline.database.connection import open_project_db
 
     with open_project_db(here) as db:
         game = read_game(db, slug)

@@ -13,7 +13,7 @@ import yaml
 
 from pipeline.common.project import open_project
 from pipeline.database.catalog import read_game
-from pipeline.database.store import open_project_db
+from pipeline.database.connection import open_project_db
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Seats
 from pipeline.games.bldng import checks, matching

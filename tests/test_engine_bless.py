@@ -1467,7 +1467,7 @@ def test_every_card_has_a_test(rules):
 def test_rules_clauses_have_tests(rules, built_once):
     """Every numbered clause of the rulebook in the database has its test here."""
     from pipeline.database.catalog import read_game
-    from pipeline.database.store import open_project_db
+    from pipeline.database.connection import open_project_db
 
     with open_project_db(open_project(built_once)) as engine:
         sections = read_game(engine, "bless").sections
@@ -1556,7 +1556,7 @@ def test_zone_comuni(rules):
 
 def test_anatomia(rules, built_once):
     from pipeline.database.catalog import read_game
-    from pipeline.database.store import open_project_db
+    from pipeline.database.connection import open_project_db
 
     with open_project_db(open_project(built_once)) as engine:
         cards = read_game(engine, "bless").cards

@@ -16,7 +16,7 @@ import yaml
 
 from pipeline.common.project import open_project
 from pipeline.database.catalog import read_game
-from pipeline.database.store import open_project_db
+from pipeline.database.connection import open_project_db
 from pipeline.engine.agents import RandomAgent, play
 from pipeline.engine.core import Replay, Seats, play_replay
 from pipeline.games.mazzo.agents import BluffAgent

@@ -14,7 +14,7 @@ import pytest
 
 from pipeline.common.project import open_project
 from pipeline.database.catalog import read_game
-from pipeline.database.store import open_project_db
+from pipeline.database.connection import open_project_db
 from pipeline.engine.agents import RandomAgent
 from pipeline.engine.core import Seats
 from pipeline.games.samurai_sword.agents import Warrior, side_win_rate

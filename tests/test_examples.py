@@ -94,7 +94,7 @@ def test_example(project, rules_of, slug: str, name: str):
 def test_every_cited_clause_exists(project, slug: str):
     """The clause-to-example traceability: each example cites clauses of its own rulebook."""
     from pipeline.database.catalog import read_game
-    from pipeline.database.store import open_project_db
+    from pipeline.database.connection import open_project_db
 
     with open_project_db(project) as engine:
         anchors = {s.anchor for s in read_game(engine, slug).sections}

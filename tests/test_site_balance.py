@@ -146,13 +146,13 @@ def test_the_stamp_reads_files_and_opens_no_database(
 ) -> None:
     import sqlalchemy
 
-    from pipeline.database import store as database
+    from pipeline.database import connection
     from pipeline.publish.site.balance import stamp
 
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the stamp opened the database")
 
-    monkeypatch.setattr(database, "open_project_db", refuse)
+    monkeypatch.setattr(connection, "open_project_db", refuse)
     monkeypatch.setattr(sqlalchemy, "create_engine", refuse)
     project = open_project(own)
     before = stamp(project, "blitz")

@@ -103,7 +103,7 @@ def fails_cleanly(func: F) -> F:
         except Exception as exc:
             if not _database_failure(exc):
                 raise
-            # Opening checks the database (database.schema_problem); this is the file
+            # Opening checks the database (connection.schema_problem); this is the file
             # changing or breaking under a running command.
             failed = f"the database failed: {_first_line(exc)}"
             typer.echo(error_line(command, failed), err=True)
@@ -331,7 +331,8 @@ def db_build_cmd(
 def db_dump_cmd(ctx: typer.Context) -> None:
     """Print the database's content as sorted JSON lines, the same on SQLite and PostgreSQL,
     so two databases can be compared with diff."""
-    from pipeline.database.store import neutral_dump, open_project_db
+    from pipeline.database.connection import open_project_db
+    from pipeline.database.store import neutral_dump
 
     with open_project_db(_project(ctx)) as db:
         for line in neutral_dump(db):
@@ -550,7 +551,7 @@ def search_cmd(
     ] = None,
 ) -> None:
     """Find cards with the query language (README: "Searching cards")."""
-    from pipeline.database.store import open_project_db
+    from pipeline.database.connection import open_project_db
     from pipeline.search.parser import QueryError
     from pipeline.search.sql import Searcher, render
 

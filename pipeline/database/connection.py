@@ -1,4 +1,5 @@
-"""Opening a database by URL: the driver for each kind, and one clear line when it fails.
+"""Opening a database: the driver for each kind of URL, the check that it is Cartiera's
+(open_project_db), and one clear line when either fails.
 
 SQLite needs nothing; a team's PostgreSQL server needs the optional extra
 ``cartiera[postgres]`` (psycopg 3). ``postgresql://`` URLs get that driver without saying so.
@@ -13,11 +14,16 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import Engine, create_engine
+from sqlalchemy import Engine, create_engine, inspect, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
+from sqlmodel import SQLModel
 
 from pipeline.common.problems import Problem, SourceError
+from pipeline.common.project import Project
+from pipeline.sources import gamespec
+
+from . import models  # noqa: F401  (the tables, in SQLModel.metadata, that opening checks)
 
 POSTGRES_EXTRA = "pip install 'cartiera[postgres]'"
 
@@ -96,3 +102,83 @@ def open_database(url: str, check: bool = True, **options: Any) -> Engine:
             with engine.connect():
                 pass
     return engine
+
+
+@contextlib.contextmanager
+def open_project_db(project: Project) -> Iterator[Engine]:
+    """A SQLAlchemy engine on the project's database (cards.db or its URL); fails with one
+    line when there is none."""
+    path = project.sqlite_path
+    if path is not None and not path.exists():
+        raise SourceError(
+            Problem("error", f"{project.rel(path)} does not exist", hint="run `cartiera db build`")
+        )
+    if path is not None and path.is_file():
+        with path.open("rb") as file:
+            if file.read(16) != b"SQLite format 3\x00":
+                raise SourceError(
+                    Problem(
+                        "error",
+                        f"{project.rel(path)} is not a SQLite database",
+                        hint="point --db at a cards.db, or run `cartiera db build`",
+                    )
+                )
+    url = project.db_url
+    if path is not None:
+        url = f"sqlite:///file:{path}?mode=ro&uri=true"
+    engine = open_database(url, check=path is None)
+    try:
+        where = project.rel(path) if path is not None else shown(project.db_url)
+        with clear_errors(project.db_url):
+            problem = schema_problem(engine, where)
+        if problem is not None:
+            raise SourceError(problem)
+        yield engine
+    finally:
+        engine.dispose()
+
+
+REBUILD = "run `cartiera db build`"
+
+
+def schema_problem(engine: Engine, where: str) -> Problem | None:
+    """Why the database at `engine` cannot be read as Cartiera's, or None when it can.
+
+    Checked once on opening, so a damaged file, another program's database, an empty
+    server database or one written by an older Cartiera is one line naming the cause,
+    not an SQL error halfway through a command."""
+    try:
+        with engine.connect() as conn:
+            if engine.dialect.name == "sqlite":
+                verdict = conn.exec_driver_sql("PRAGMA quick_check").scalar()
+                if verdict != "ok":
+                    return Problem("error", f"{where} is damaged ({verdict})", hint=REBUILD)
+            found = inspect(conn)
+            tables = set(found.get_table_names())
+            ours = SQLModel.metadata.tables
+            if not tables & set(ours):
+                what = "is empty" if not tables else "is not a Cartiera database"
+                return Problem("error", f"{where} {what} (no table game)", hint=REBUILD)
+            for name, table in ours.items():
+                if name not in tables:
+                    return _older(where, f"no table {name}")
+                columns = {c["name"] for c in found.get_columns(name)}
+                missing = sorted(c.name for c in table.columns if c.name not in columns)
+                if missing:
+                    return _older(where, f"table {name} has no column {missing[0]}")
+            views = set(found.get_view_names())
+            for slug in conn.execute(text("SELECT slug FROM game ORDER BY slug")).scalars():
+                if gamespec.view_name(slug) not in views:
+                    return _older(where, f"no view {gamespec.view_name(slug)} for {slug}")
+    except DatabaseError as exc:
+        detail = str(exc.orig).splitlines()[0] if exc.orig else str(exc)
+        return Problem("error", f"{where} is damaged ({detail})", hint=REBUILD)
+    except UnicodeDecodeError:  # quick_check quoting bytes of a damaged page
+        return Problem("error", f"{where} is damaged (unreadable pages)", hint=REBUILD)
+    return None
+
+
+def _older(where: str, detail: str) -> Problem:
+    return Problem(
+        "error", f"{where} does not have the tables of this Cartiera ({detail})", hint=REBUILD
+    )

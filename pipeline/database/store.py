@@ -8,11 +8,10 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from sqlalchemy import Engine, inspect, text
-from sqlalchemy.exc import DatabaseError
 from sqlmodel import Session, SQLModel, create_engine
 
 from pipeline.common.lock import holding_lock
@@ -24,7 +23,7 @@ from pipeline.sources.load import LoadedGame, canonical_json
 from pipeline.sources.rule_text import term_anchor
 
 from . import models
-from .connection import clear_errors, open_database, shown
+from .connection import clear_errors, open_database, schema_problem, shown
 from .shared import Claim, conflict, lines_digest, read_record, this_build
 
 Stage = Callable[[str, Project, Sequence[LoadedGame]], list[str]]
@@ -514,86 +513,6 @@ def is_current(
         return True, f"{project.rel(path)} is current"
     changed = len(set(old) ^ set(new))
     return False, f"{project.rel(path)} is stale ({changed} statements differ)"
-
-
-@contextlib.contextmanager
-def open_project_db(project: Project) -> Iterator[Engine]:
-    """A SQLAlchemy engine on the project's database (cards.db or its URL); fails with one
-    line when there is none."""
-    path = project.sqlite_path
-    if path is not None and not path.exists():
-        raise SourceError(
-            Problem("error", f"{project.rel(path)} does not exist", hint="run `cartiera db build`")
-        )
-    if path is not None and path.is_file():
-        with path.open("rb") as file:
-            if file.read(16) != b"SQLite format 3\x00":
-                raise SourceError(
-                    Problem(
-                        "error",
-                        f"{project.rel(path)} is not a SQLite database",
-                        hint="point --db at a cards.db, or run `cartiera db build`",
-                    )
-                )
-    url = project.db_url
-    if path is not None:
-        url = f"sqlite:///file:{path}?mode=ro&uri=true"
-    engine = open_database(url, check=path is None)
-    try:
-        where = project.rel(path) if path is not None else shown(project.db_url)
-        with clear_errors(project.db_url):
-            problem = schema_problem(engine, where)
-        if problem is not None:
-            raise SourceError(problem)
-        yield engine
-    finally:
-        engine.dispose()
-
-
-REBUILD = "run `cartiera db build`"
-
-
-def schema_problem(engine: Engine, where: str) -> Problem | None:
-    """Why the database at `engine` cannot be read as Cartiera's, or None when it can.
-
-    Checked once on opening, so a damaged file, another program's database, an empty
-    server database or one written by an older Cartiera is one line naming the cause,
-    not an SQL error halfway through a command."""
-    try:
-        with engine.connect() as conn:
-            if engine.dialect.name == "sqlite":
-                verdict = conn.exec_driver_sql("PRAGMA quick_check").scalar()
-                if verdict != "ok":
-                    return Problem("error", f"{where} is damaged ({verdict})", hint=REBUILD)
-            found = inspect(conn)
-            tables = set(found.get_table_names())
-            ours = SQLModel.metadata.tables
-            if not tables & set(ours):
-                what = "is empty" if not tables else "is not a Cartiera database"
-                return Problem("error", f"{where} {what} (no table game)", hint=REBUILD)
-            for name, table in ours.items():
-                if name not in tables:
-                    return _older(where, f"no table {name}")
-                columns = {c["name"] for c in found.get_columns(name)}
-                missing = sorted(c.name for c in table.columns if c.name not in columns)
-                if missing:
-                    return _older(where, f"table {name} has no column {missing[0]}")
-            views = set(found.get_view_names())
-            for slug in conn.execute(text("SELECT slug FROM game ORDER BY slug")).scalars():
-                if gamespec.view_name(slug) not in views:
-                    return _older(where, f"no view {gamespec.view_name(slug)} for {slug}")
-    except DatabaseError as exc:
-        detail = str(exc.orig).splitlines()[0] if exc.orig else str(exc)
-        return Problem("error", f"{where} is damaged ({detail})", hint=REBUILD)
-    except UnicodeDecodeError:  # quick_check quoting bytes of a damaged page
-        return Problem("error", f"{where} is damaged (unreadable pages)", hint=REBUILD)
-    return None
-
-
-def _older(where: str, detail: str) -> Problem:
-    return Problem(
-        "error", f"{where} does not have the tables of this Cartiera ({detail})", hint=REBUILD
-    )
 
 
 def refresh(project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage]) -> str | None:

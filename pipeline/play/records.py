@@ -20,7 +20,8 @@ from pipeline.common.project import Project
 from pipeline.common.sanitize import literal_names
 from pipeline.database import models
 from pipeline.database.catalog import read_game
-from pipeline.database.store import canonical_json, open_project_db
+from pipeline.database.connection import open_project_db
+from pipeline.database.store import canonical_json
 from pipeline.engine import registry
 from pipeline.engine.core import (
     CardRecord,

@@ -22,7 +22,7 @@ from pipeline.database.catalog import (
     TermInfo,
     read_game,
 )
-from pipeline.database.store import open_project_db
+from pipeline.database.connection import open_project_db
 from pipeline.publish.render.cache import cached_pdf
 from pipeline.publish.render.layout import SheetLayout
 from pipeline.publish.render.paper import BLEED_MM, CARD_SIZES, PAPERS, PRINTABLE_MM

@@ -580,9 +580,7 @@ def search(
     if isinstance(db, Engine):
         return Searcher(db).search(text, game, limit)
     from pipeline.common.project import Project, database_url
-    from pipeline.database.store import (
-        open_project_db,
-    )  # the database module imports the models' world
+    from pipeline.database.connection import open_project_db
 
     with open_project_db(Project(Path.cwd(), database_url(db))) as engine:
         return Searcher(engine).search(text, game, limit)

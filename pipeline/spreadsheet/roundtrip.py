@@ -23,7 +23,7 @@ from pipeline.common.lock import holding_lock
 from pipeline.common.output import atomic_write
 from pipeline.common.problems import Problem, SourceError, SourceErrors
 from pipeline.common.project import Project
-from pipeline.database.store import open_project_db
+from pipeline.database.connection import open_project_db
 from pipeline.sources import gamespec
 from pipeline.sources.load import LoadedGame, load_game
 from pipeline.sources.yamlfile import (

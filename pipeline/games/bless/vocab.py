@@ -72,7 +72,7 @@ else:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 def _by_key(**tags: str) -> Discriminator:
@@ -510,15 +510,6 @@ class BlessEffects(_Strict):
     maledizione: list[Ability]
     preghiera: list[Ability] = Field(min_length=1)
 
-
-def _rebuild(cls: type[BaseModel]) -> None:
-    """Resolve the forward references between the models (values, filters, conditions)."""
-    for sub in cls.__subclasses__():
-        sub.model_rebuild()
-        _rebuild(sub)
-
-
-_rebuild(_Strict)
 
 DATA_MODELS: dict[str, type[BaseModel]] = {"carta": BlessEffects}
 

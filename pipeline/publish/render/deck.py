@@ -22,7 +22,8 @@ from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import site_url
 from pipeline.database.catalog import GameInfo, read_game
-from pipeline.database.store import open_project_db, source_files
+from pipeline.database.connection import open_project_db
+from pipeline.database.store import source_files
 from pipeline.publish.rulebook import STATUS_LABELS
 from pipeline.publish.templating import environment
 

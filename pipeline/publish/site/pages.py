@@ -36,7 +36,7 @@ from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import _LenientLoader, missing_site_url_note, site_url
 from pipeline.database.catalog import GameInfo, game_slugs, read_game
-from pipeline.database.store import open_project_db
+from pipeline.database.connection import open_project_db
 from pipeline.publish import board
 from pipeline.publish.artifacts import OFFLINE_ZIP, artifacts
 from pipeline.publish.markup import (

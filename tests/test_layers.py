@@ -117,3 +117,9 @@ def test_the_check_catches_an_upward_import(tmp_path: Path):
         assert _imports(source) == [(2, "pipeline.cli.app")]
     finally:
         source.unlink()
+
+
+def test_the_readme_maps_every_package():
+    """The README's map of pipeline/ is where a newcomer looks first: it names every stage."""
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert [f"pipeline/{layer}/" for layer in LAYERS if f"pipeline/{layer}/" not in readme] == []

@@ -15,7 +15,7 @@ from conftest import ROOT, checkout_env, edit
 from pipeline.commands import build
 from pipeline.commands.validate import validate
 from pipeline.common.project import open_project
-from pipeline.database import store as database
+from pipeline.database import store
 
 # Run `cartiera ARGS…` in this process, then name the heavy libraries it imported.
 IMPORTED = """
@@ -67,7 +67,7 @@ def test_a_no_op_build_does_not_check_the_database_again(
     def checked(*args: object) -> str | None:
         raise AssertionError("cards.db was checked again")
 
-    real = database.refresh
+    real = store.refresh
     refreshed: list[int] = []
 
     def counted(*args: Any) -> Any:
@@ -75,19 +75,19 @@ def test_a_no_op_build_does_not_check_the_database_again(
         return real(*args)
 
     with monkeypatch.context() as patched:
-        patched.setattr(database, "refresh", checked)
+        patched.setattr(store, "refresh", checked)
         assert build._database(here, games, snapshot) == (None, first[1])
 
     edit(project / "games/mazzo/cards.yaml", "name: Spia", "name: Spia Astuta")
     games = validate(here, layout=False).games
     with monkeypatch.context() as patched:
-        patched.setattr(database, "refresh", counted)
+        patched.setattr(store, "refresh", counted)
         _, content = build._database(here, games, snapshot)
     assert refreshed and content != first[1]
 
     here.sqlite_path.write_bytes(b"")  # type: ignore[union-attr]  # not the file recorded
     refreshed.clear()
     with monkeypatch.context() as patched:
-        patched.setattr(database, "refresh", counted)
+        patched.setattr(store, "refresh", counted)
         _, again = build._database(here, games, snapshot)
     assert refreshed and again == content

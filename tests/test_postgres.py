@@ -60,12 +60,12 @@ def test_a_failed_build_leaves_the_server_as_it_was(
     pg_url: str, shared_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = _dump(shared_project, "--db", pg_url)
-    from pipeline.database import store as database
+    from pipeline.database import store
 
     def broken(conn: object, games: object) -> None:
         raise OSError("disk full while creating the views")
 
-    monkeypatch.setattr(database, "_create_views", broken)
+    monkeypatch.setattr(store, "_create_views", broken)
     run = invoke(shared_project, "--db", pg_url, "db", "build")
     assert run.exit_code == 1 and "disk full" in run.stderr
     monkeypatch.undo()

@@ -14,9 +14,8 @@ from pathlib import Path
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
-from conftest import edit, invoke
+from conftest import edit, invoke, pdf_text
 from PIL import Image
-from pypdf import PdfReader
 
 from pipeline.common.project import open_project
 from pipeline.publish.render.deck import load_faces
@@ -230,13 +229,13 @@ def test_no_site_url_warning_on_every_command_and_the_qr_card_says_how(
     out = tmp_path / "blitz.pdf"
     run = invoke(shared_project, "deck", "blitz", "--out", str(out))
     assert run.exit_code == 0 and "site_url" not in run.stderr
-    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(out).pages)
+    text = " ".join(pdf_text(out))
     assert "Qui va il QR code delle regole" in text and "example.org" not in text
     address = "https://carte.example/"
     run = invoke(
         shared_project, "deck", "blitz", "--out", str(out), env={"CARTIERA_SITE_URL": address}
     )
-    text = " ".join(" ".join((p.extract_text() or "").split()) for p in PdfReader(out).pages)
+    text = " ".join(pdf_text(out))
     assert "Qui va il QR code" not in text and "carte.example/giochi/blitz/regole/" in text
 
 
@@ -415,7 +414,7 @@ def test_the_instructions_tell_a_home_printer_what_to_do_with_the_printer(
     a PDF, not the CLI. Printer settings first; the command only in the designers' note."""
     out = tmp_path / "prova.pdf"
     assert invoke(prova, "deck", "prova", "--out", str(out)).exit_code == 0
-    text = " ".join((PdfReader(out).pages[0].extract_text() or "").split())
+    text = pdf_text(out)[0]
     home, marker, designers = text.partition("Per chi prepara il PDF con Cartiera:")
     assert marker and "impostazioni" in home
     assert "cartiera" not in home.casefold() and "--" not in home

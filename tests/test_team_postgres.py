@@ -11,9 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import edit, invoke
+from conftest import edit, invoke, pdf_text
 from pgserver import Server
-from pypdf import PdfReader
 
 from pipeline.commands import build
 
@@ -33,7 +32,7 @@ def one_step(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _deck_text(project: Path) -> str:
-    return "".join(page.extract_text() for page in PdfReader(project / DECK).pages)
+    return " ".join(pdf_text(project / DECK))
 
 
 def _refused(run_output: str, whose: Path) -> bool:

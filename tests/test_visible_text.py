@@ -17,8 +17,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import GAMES, invoke
-from pypdf import PdfReader
+from conftest import GAMES, invoke, pdf_text
 from test_site import ENGLISH
 
 # Markdown or attribute-list syntax that reached the reader.
@@ -205,9 +204,7 @@ def test_no_pdf_text_shows_markup_ids_english_or_bad_agreement(
 ) -> None:
     bad = {}
     for name, path in pdfs.items():
-        text = " ".join(
-            " ".join((page.extract_text() or "").split()) for page in PdfReader(path).pages
-        )
+        text = " ".join(pdf_text(path))
         # A PDF breaks lines inside words: rejoin "chiari- mento" before checking.
         text = re.sub(r"(\w)- (\w)", r"\1\2", text)
         found = problems(text, ruling_slugs)

@@ -9,6 +9,7 @@ caught. Quoting the seed is how a ruling cites it; naming a card is not copying.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -70,18 +71,37 @@ class Seed:
         self.where: dict[str, list[int]] = {}
         for position, word in enumerate(self.words):
             self.where.setdefault(word, []).append(position)
+        # Every run of MIN_WORDS words: a copy has at least that many counting words in a
+        # row, so a text that shares none of these with the seed holds no copy (most texts).
+        self.shingles = set(_windows(self.words))
+
+    def may_share(self, words: Sequence[str]) -> bool:
+        """Whether `words` share a run of MIN_WORDS words with the seed (terms included)."""
+        return not self.shingles.isdisjoint(_windows(words))
 
     def shared_runs(self, tokens: Sequence[Token]) -> Iterator[tuple[int, int, int]]:
-        """Maximal runs (start, end, seed start) of `tokens` that occur in the seed as is."""
+        """Maximal runs (start, end, seed start) of `tokens` that occur in the seed as is,
+        MIN_WORDS words or longer (a shorter one cannot hold MIN_WORDS counting words)."""
         previous: dict[int, int] = {}  # seed position -> length of the run ending there
         for i, token in enumerate(tokens):
             current = {p: previous.get(p - 1, 0) + 1 for p in self.where.get(token.word, ())}
             for p, length in previous.items():
-                if p + 1 not in current:
+                if p + 1 not in current and length >= MIN_WORDS:
                     yield i - length, i, p - length + 1
             previous = current
         for p, length in previous.items():
-            yield len(tokens) - length, len(tokens), p - length + 1
+            if length >= MIN_WORDS:
+                yield len(tokens) - length, len(tokens), p - length + 1
+
+
+def _windows(words: Sequence[str]) -> Iterator[tuple[str, ...]]:
+    return (tuple(words[i : i + MIN_WORDS]) for i in range(len(words) - MIN_WORDS + 1))
+
+
+@functools.lru_cache(maxsize=65536)
+def _folded(word: str) -> tuple[str, ...]:
+    """A word as written, folded into the words it counts as (most often itself)."""
+    return tuple(WORD.findall(fold(word)))
 
 
 def tokens(text: str, first_line: int, protected: Sequence[re.Pattern[str]]) -> list[Token]:
@@ -92,11 +112,19 @@ def tokens(text: str, first_line: int, protected: Sequence[re.Pattern[str]]) -> 
         for match in pattern.finditer(text):
             free[match.start() : match.end()] = [False] * (match.end() - match.start())
     found = []
+    line, counted = first_line, 0  # the line of position `counted`
     for match in WORD.finditer(text):
-        line = first_line + text.count("\n", 0, match.start())
-        for word in WORD.findall(fold(match.group())):
-            found.append(Token(word, line, free[match.start()]))
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        for word in _folded(match.group()):
+            found.append(Token(word, line, free[counted]))
     return found
+
+
+def plain_words(text: str) -> list[str]:
+    """The words `tokens` finds in `text`, without their lines and marks (quicker)."""
+    text = MARKUP.sub(lambda m: " " * len(m.group()), text)
+    return [word for match in WORD.findall(text) for word in _folded(match)]
 
 
 def find_copies(
@@ -104,6 +132,8 @@ def find_copies(
 ) -> Iterator[Hit]:
     """Every run of MIN_WORDS or more counting words that a passage shares with the seed."""
     for passage in passages:
+        if not seed.may_share(plain_words(passage.text)):
+            continue
         found = _located(tokens(passage.text, passage.line, protected), passage)
         runs = [
             run

@@ -228,3 +228,36 @@ def test_the_card_list_keeps_its_number_columns_apart(rulebooks: dict[str, Path]
 
     gap_mm = (span("Difficoltà")[0] - span("Copie")[1]) * 25.4 / 72
     assert gap_mm >= 2.5, gap_mm
+
+
+def test_the_booklet_folds_into_the_a5_rulebook(rulebooks, shared_project: Path, tmp_path: Path):
+    """`--booklet` (and `cartiera build`): the A5 pages two to a landscape A4 side, in the
+    order that reads on after printing both sides and folding: the cover on the right of
+    the first side, page 2 on the left of its back, the last page beside page 2."""
+    out = tmp_path / "libretto.pdf"
+    run = invoke(shared_project, "rulebook", "mazzo", "--booklet", "--out", str(out))
+    assert run.exit_code == 0, run.output
+    pages = _extract(rulebooks["mazzo"])
+    booklet = pdfium.PdfDocument(out)
+    assert len(booklet) == 2 * -(-len(pages) // 4)
+    width, height = booklet[0].get_size()
+    assert (round(width / MM), round(height / MM)) == (297, 210)
+
+    def half(side: int, right: bool) -> str:
+        text = (
+            booklet[side]
+            .get_textpage()
+            .get_text_bounded(left=width / 2 if right else 0, right=width if right else width / 2)
+        )
+        return " ".join(text.replace("\ufffe", "-").split())
+
+    def words(page: str) -> str:
+        return " ".join(page.replace("\ufffe", "-").split())[:60]
+
+    total = 2 * len(booklet)
+    last = pages[total - 2] if total - 2 < len(pages) else ""
+    assert words(pages[0]) in half(0, right=True)
+    assert half(0, right=False) == (words(pages[total - 1]) if total - 1 < len(pages) else "")
+    assert words(pages[1]) in half(1, right=False) and words(last) in half(1, right=True)
+    run = invoke(shared_project, "rulebook", "mazzo", "--booklet", "--paper", "a4")
+    assert run.exit_code == 2 and "A5 pages" in run.output

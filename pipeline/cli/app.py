@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from enum import StrEnum
@@ -612,13 +613,29 @@ def rulebook_cmd(
             callback=_out_in_existing_folder,
         ),
     ] = None,
+    booklet: Annotated[
+        bool,
+        typer.Option(
+            "--booklet",
+            help="Write the A5 pages as a booklet: two to each side of a landscape A4 sheet, "
+            "to print on both sides (flip on the short edge) and fold in half. Default: "
+            "build/rulebooks/GAME-regolamento-libretto-a4.pdf.",
+        ),
+    ] = False,
 ) -> None:
     """Render the game's rulebook PDF from the database (tagged, fonts embedded)."""
-    from pipeline.publish.rulebook import build_rulebook
+    from pipeline.publish.rulebook import build_booklet, build_rulebook
 
     project = _project(ctx)
     _check_games(project, [game])
-    target = build_rulebook(project, game, paper.value, out)
+    if booklet and paper is not RulebookPaper.a5:
+        raise typer.BadParameter("a booklet is made of A5 pages: leave --paper at a5")
+    if booklet:
+        with tempfile.TemporaryDirectory() as folder:
+            pages = build_rulebook(project, game, "a5", Path(folder) / "a5.pdf")
+            target = build_booklet(project, game, pages, out)
+    else:
+        target = build_rulebook(project, game, paper.value, out)
     typer.echo(f"wrote {project.rel(target)}")
 
 

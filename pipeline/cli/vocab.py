@@ -66,6 +66,7 @@ OPTIONS: dict[str, Meaning] = {
     "--ink": Meaning("how much ink the backgrounds take"),
     "--backs-offset": Meaning("shift of the backs in mm", None, "X,Y"),
     "--interleave": Meaning("backs and fronts alternate, page by page", flag=True),
+    "--booklet": Meaning("the A5 pages as an A4 booklet to fold", flag=True),
     "--deck": Meaning("one deck of the game", None, "DECK"),
     "--preset": Meaning("a print service's or program's image format"),
     "--dpi": Meaning("image resolution in dots per inch", None, "N"),

@@ -88,9 +88,13 @@ def plan(
 ) -> list[Step]:
     """Every step for these games; `engines`: those of them with a rules engine, when known
     (else found by importing each game's package, a second for Bless's vocabulary)."""
-    steps = [
-        Step(a.step, slug, a.kind, a.options, (a.path,)) for slug in slugs for a in artifacts(slug)
-    ]
+    made: dict[str, Step] = {}  # one step per name: a step may make several files
+    for slug in slugs:
+        for a in artifacts(slug):
+            known = made.get(a.step)
+            outputs = (*known.outputs, a.path) if known else (a.path,)
+            made[a.step] = Step(a.step, slug, a.kind, a.options, outputs)
+    steps = list(made.values())
     have = set(_engines(slugs) if engines is None else engines)
     steps += [
         Step(f"balance {slug}", slug, "balance", (), (f"build/balance/{slug}/figures.json",))
@@ -114,7 +118,7 @@ def run_step(root: str, db_url: str, step: Step) -> Timing:
     """Do one step (in a worker process); return how long it took."""
     from pipeline.publish.render.deck import DeckOptions, Layout, build_deck
     from pipeline.publish.render.images import ImageOptions, build_images
-    from pipeline.publish.rulebook import build_rulebook
+    from pipeline.publish.rulebook import build_booklet, build_rulebook
     from pipeline.publish.site.pages import build_site
 
     project = Project(root=Path(root), db_url=db_url)
@@ -138,6 +142,8 @@ def run_step(root: str, db_url: str, step: Step) -> Timing:
         atomic_write(outputs[0], _zip(result.folder, [*result.files, result.folder / MANIFEST]))
     elif step.kind == "rulebook":
         build_rulebook(project, step.game or "", options["paper"], outputs[0])  # type: ignore[arg-type]
+        for booklet in outputs[1:]:
+            build_booklet(project, step.game or "", outputs[0], booklet)
     elif step.kind == "balance":
         from pipeline.publish.site.balance import ensure_balance
 

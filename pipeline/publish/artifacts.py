@@ -16,7 +16,7 @@ OFFLINE_ZIP = "cartiera-sito-offline.zip"  # the offline site, in build/download
 class Artifact:
     path: str  # relative to the project root
     label: str  # Italian, shown on the download page
-    step: str  # the name of the build step that makes it, e.g. "deck bless a4"
+    step: str  # the name of the build step that makes it (with its other files), "deck bless a4"
     kind: str  # deck | images | rulebook
     options: tuple[tuple[str, str], ...] = ()
 
@@ -58,15 +58,16 @@ def artifacts(slug: str) -> list[Artifact]:
         Artifact(
             f"build/rulebooks/{slug}-regolamento-a5.pdf",
             "Il regolamento, formato A5",
-            f"rulebook {slug} a5",
+            f"rulebook {slug}",
             "rulebook",
             (("paper", "a5"),),
         ),
-        Artifact(
-            f"build/rulebooks/{slug}-regolamento-a4.pdf",
-            "Il regolamento, formato A4",
-            f"rulebook {slug} a4",
+        Artifact(  # made by the same step, from the A5 pages: not laid out a second time
+            f"build/rulebooks/{slug}-regolamento-libretto-a4.pdf",
+            "Il regolamento come libretto: due pagine A5 per facciata di un A4 orizzontale, "
+            "fronte-retro sul lato corto, da piegare a metà",
+            f"rulebook {slug}",
             "rulebook",
-            (("paper", "a4"),),
+            (("paper", "a5"),),
         ),
     ]

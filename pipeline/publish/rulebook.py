@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import pikepdf
 from markupsafe import Markup
 
 from pipeline.common.output import FIXED_DATE, atomic_write
@@ -24,8 +25,16 @@ from pipeline.database.catalog import (
 )
 from pipeline.database.connection import open_project_db
 from pipeline.publish.render.cache import cached_pdf
+from pipeline.publish.render.imposition import Imposer
 from pipeline.publish.render.layout import SheetLayout
-from pipeline.publish.render.paper import BLEED_MM, CARD_SIZES, PAPERS, PRINTABLE_MM
+from pipeline.publish.render.paper import (
+    BLEED_MM,
+    CARD_SIZES,
+    PAPERS,
+    PRINTABLE_MM,
+    PT_PER_MM,
+    Size,
+)
 
 from .markup import TermLinker, html_ruling_link, link_rulings, md_to_html
 from .templating import environment
@@ -221,4 +230,46 @@ def build_rulebook(
     target = out or project.build_dir / "rulebooks" / f"{slug}-regolamento-{paper}.pdf"
     base_url = str(project.templates_dir / "rulebook")
     atomic_write(target, cached_pdf(project, html, base_url, variant="pdf/ua-1").read_bytes())
+    return target
+
+
+def booklet_sides(pages: int) -> list[tuple[int | None, int | None]]:
+    """The (left, right) page indexes of each side of a saddle-stitched booklet, sheet by
+    sheet, front then back: the outer sheet carries the last page and the first, the next
+    one in, and so on. The pages are made up to a multiple of four with blanks (None)."""
+    total = -(-pages // 4) * 4
+
+    def page(index: int) -> int | None:
+        return index if index < pages else None
+
+    sides: list[tuple[int | None, int | None]] = []
+    for sheet in range(total // 4):
+        sides.append((page(total - 1 - 2 * sheet), page(2 * sheet)))
+        sides.append((page(2 * sheet + 1), page(total - 2 - 2 * sheet)))
+    return sides
+
+
+def build_booklet(project: Project, slug: str, a5: Path, out: Path | None = None) -> Path:
+    """The A5 rulebook `a5` as a booklet to print at home: two pages to each side of a
+    landscape A4 sheet, in the order that, printed on both sides (flipped on the short edge)
+    and folded in half, reads from the cover on. Imposed from the A5 PDF's own pages, so the
+    text is laid out once, and the two files cannot disagree."""
+    target = out or project.build_dir / "rulebooks" / f"{slug}-regolamento-libretto-a4.pdf"
+    with pikepdf.open(a5) as source:
+        count = len(source.pages)
+        width = float(source.pages[0].mediabox[2]) / PT_PER_MM if count else 0.0
+        title = str(source.docinfo.get("/Title", slug))
+    sheet = Size(PAPERS["a4"].height, PAPERS["a4"].width)  # landscape
+    margin = (sheet.width - 2 * width) / 2
+    imposer = Imposer(f"{title} (libretto A4)", {})
+    for left, right in booklet_sides(count):
+        imposer.add_pages_of(
+            sheet,
+            [
+                (a5, number, margin + slot * width)
+                for slot, number in enumerate((left, right))
+                if number is not None
+            ],
+        )
+    atomic_write(target, imposer.save())
     return target

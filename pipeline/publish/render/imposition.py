@@ -116,6 +116,18 @@ class Imposer:
         page.Contents = self.pdf.make_stream(content)
         return page
 
+    def add_pages_of(self, size: Size, placed: Sequence[tuple[Path, int, float]]) -> None:
+        """A page showing pages of other PDFs as they are, each with its left edge `x` mm
+        from the page's left and its bottom on the page's bottom (a booklet's side)."""
+        page = self.pdf.add_blank_page(page_size=(_pt(size.width), _pt(size.height)))
+        names = pikepdf.Dictionary()
+        ops = []
+        for index, (path, number, x) in enumerate(placed):
+            names[f"/P{index}"] = self.page_xobject(path, number)
+            ops.append(f"q 1 0 0 1 {_num(_pt(x))} 0 cm /P{index} Do Q")
+        page.Resources = pikepdf.Dictionary(XObject=names)
+        page.Contents = self.pdf.make_stream(("\n".join(ops) + "\n").encode())
+
     def save(self, pdfx: bool = False) -> bytes:
         """The PDF's bytes; `pdfx` marks it PDF/X-4 with an sRGB output intent."""
         unify_fonts(self.pdf, self.font_cache)

@@ -25,7 +25,7 @@ from pipeline.common.lock import die_with_parent, holding_lock
 from pipeline.common.output import atomic_write
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
-from pipeline.publish.artifacts import OFFLINE_ZIP, artifacts
+from pipeline.publish.artifacts import OFFLINE_ZIP, SITE_GENERATED, artifacts
 
 if TYPE_CHECKING:
     from pipeline.sources.load import LoadedGame
@@ -310,7 +310,7 @@ def _sha256(path: Path) -> str:
 
 def _generated(project: Project, path: Path) -> bool:
     rel = path.relative_to(project.root / "site").parts
-    return bool(rel) and rel[0] in ("index.md", "giochi", "scarica")
+    return bool(rel) and rel[0] in SITE_GENERATED
 
 
 @holding_lock("build")

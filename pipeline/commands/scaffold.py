@@ -100,9 +100,7 @@ def new_project(root: Path) -> list[Path]:
 
 def _gitignore() -> str:
     """Every file `cartiera build` makes, so that a build leaves `git status` empty."""
-    from pipeline.publish.site.pages import (
-        GENERATED,  # what `cartiera site` writes among the site's own pages
-    )
+    from pipeline.publish.artifacts import SITE_GENERATED  # what `site` writes into site/
 
     return "".join(
         f"{line}\n"
@@ -111,7 +109,7 @@ def _gitignore() -> str:
             "build/",
             "cards.db",  # a team sharing one database commits it instead: drop this line
             "*.tmp",
-            *(f"/site/{name}" for name in GENERATED),
+            *(f"/site/{name}" for name in SITE_GENERATED),
         )
     )
 

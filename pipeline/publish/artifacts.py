@@ -10,6 +10,9 @@ from pathlib import Path
 from pipeline.common.project import Project
 
 OFFLINE_ZIP = "cartiera-sito-offline.zip"  # the offline site, in build/downloads/
+# What the site step writes into site/ (the rest of site/ is written by hand): the build's
+# stamps digest only the hand-written part, so a generated page never makes the site stale.
+SITE_GENERATED = ("index.md", "giochi", "scarica")
 
 
 @dataclass(frozen=True)

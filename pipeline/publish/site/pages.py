@@ -38,7 +38,7 @@ from pipeline.common.settings import _LenientLoader, missing_site_url_note, site
 from pipeline.database.catalog import GameInfo, game_slugs, read_game
 from pipeline.database.connection import open_project_db
 from pipeline.publish import board
-from pipeline.publish.artifacts import OFFLINE_ZIP, artifacts
+from pipeline.publish.artifacts import OFFLINE_ZIP, SITE_GENERATED, artifacts
 from pipeline.publish.markup import (
     escape_html,
     escape_markdown,
@@ -64,7 +64,6 @@ from .balance import balance_page
 from .cards import CardContext, card_images, card_pages, cell, with_image
 from .rules import TermLinks, anchors_of, link_references, number_anchor, paragraphs_html
 
-GENERATED = ("index.md", "giochi", "scarica")
 # How mkdocs.yml names our hooks: today's path, and the one projects made before the
 # regrouping of pipeline/ still carry.
 OUR_HOOKS = ("pipeline/publish/site/hooks.py", "pipeline/site_hooks.py")
@@ -123,7 +122,7 @@ def generate(
     The served site offers the offline variant's zip on its home page when `cartiera build`
     made it; the offline variant itself does not."""
     docs = site_dir(project)
-    for name in GENERATED:
+    for name in SITE_GENERATED:
         target = docs / name
         if target.is_dir():
             shutil.rmtree(target)

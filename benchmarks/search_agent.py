@@ -3,17 +3,19 @@
     python benchmarks/search_agent.py [--only SLUG] [--games N] [--budget N] [--seed 1]
                                       [--project DIR]
 
-For each game the search agent (pipeline/engine/ismcts.py, random rollouts) sits in one seat
-and the other seats are taken by random, then by the game's best hand-written agent; the
-search's seat rotates from game to game. Two seats where the game allows it (Samurai Sword
-needs three). Printed as a Markdown table (the README's): the search's win rate with its 95%
-Wilson interval, a seat's parity in those games (the share of players who win an average
-game: 50% at two seats, less at three when teams are dealt by role), and the cost per
-searched decision in CPU milliseconds and iterations (forced moves are not searched). Goals
-(issue 32): above 55% against the hand-written agent at two seats, above 90% against random.
+For each game the search agent (pipeline/engine/ismcts.py, named `search:ITERATIONS`, so
+with the policy its plugin names) sits in one seat and the other seats are taken by random,
+then by the game's best hand-written agent; the search's seat rotates from game to game. Two
+seats where the game allows it (Samurai Sword needs three). Printed as a Markdown table (the
+README's): the search's win rate with its 95% Wilson interval, a seat's parity in those
+games (the share of players who win an average game: 50% at two seats, less at three when
+teams are dealt by role), and the cost per searched decision in CPU milliseconds and
+iterations (forced moves are not searched). Goals (issue 32): above 55% against the
+hand-written agent at two seats, above 90% against random.
 
-The budgets and game counts below fit about ten minutes on one pure-Python core; a random
-rollout is a whole game, so the slow engines (Bless, BLDNG) get small budgets and few games.
+The budgets and game counts below fit about 25 minutes on one pure-Python core; a rollout
+is a whole game played by the policy, so the slow engines (Bless, BLDNG) get small budgets
+and few games.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pipeline.common.project import open_project
 from pipeline.engine import registry
 from pipeline.engine.agents import many_games, play
 from pipeline.engine.core import State
-from pipeline.engine.ismcts import Budget, SearchAgent
+from pipeline.engine.ismcts import SearchAgent
 from pipeline.engine.plugin import rate
 from pipeline.play.records import load_rules
 from pipeline.play.simulate import game_seed
@@ -45,12 +47,12 @@ class Match:
 
 BEST = {"bless": "greedy", "mazzo": "bluffer", "blitz": "greedy", "bldng": "builder"}
 BEST["samurai-sword"] = "guerriero"
-PLAN = {  # slug: (players, iterations, games) per opponent, sized for ~10 minutes in all
-    "mazzo": (2, 150, 30),
-    "blitz": (2, 60, 24),
-    "samurai-sword": (3, 30, 15),
-    "bldng": (2, 10, 8),
-    "bless": (2, 5, 4),
+PLAN = {  # slug: (players, iterations, games) per opponent, sized for ~25 minutes in all
+    "mazzo": (2, 150, 60),
+    "blitz": (2, 60, 100),
+    "samurai-sword": (3, 30, 40),
+    "bldng": (2, 30, 60),
+    "bless": (2, 5, 20),
 }
 
 
@@ -80,7 +82,11 @@ def run(rules: Any, match: Match, seed: int) -> dict[str, Any]:
                 registry.make_agent(match.slug, match.opponent, game_seed(seed, index, f"agent{p}"))
                 for p in range(match.players)
             ]
-            search = Timed(SearchAgent(game_seed(seed, index, "search"), Budget(match.iterations)))
+            made = registry.make_agent(
+                match.slug, f"search:{match.iterations}", game_seed(seed, index, "search")
+            )
+            assert isinstance(made, SearchAgent)
+            search = Timed(made)
             agents[seat] = search
             state = rules.new_game(game_seed(seed, index), match.players)
             play(state, agents)

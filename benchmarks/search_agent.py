@@ -1,17 +1,18 @@
 """How strong the search agent is, and what a decision costs it, in every game.
 
-    python benchmarks/search_agent.py [--only SLUG] [--games N] [--budget N] [--seed 1]
-                                      [--project DIR]
+    python benchmarks/search_agent.py [--only SLUG] [--games N] [--budget N] [--policy AGENT]
+                                      [--seed 1] [--project DIR]
 
 For each game the search agent (pipeline/engine/ismcts.py, named `search:ITERATIONS`, so
-with the policy its plugin names) sits in one seat and the other seats are taken by random,
-then by the game's best hand-written agent; the search's seat rotates from game to game. Two
-seats where the game allows it (Samurai Sword needs three). Printed as a Markdown table (the
-README's): the search's win rate with its 95% Wilson interval, a seat's parity in those
-games (the share of players who win an average game: 50% at two seats, less at three when
-teams are dealt by role), and the cost per searched decision in CPU milliseconds and
-iterations (forced moves are not searched). Goals (issue 32): above 55% against the
-hand-written agent at two seats, above 90% against random.
+with the policy its plugin names, or `search:ITERATIONS:AGENT` with --policy) sits in one
+seat and the other seats are taken by random, then by the game's best hand-written agent;
+the search's seat rotates from game to game. Two seats where the game allows it (Samurai
+Sword needs three). Printed as a Markdown table (the README's): the search's win rate with
+its 95% Wilson interval, a seat's parity in those games (the share of players who win an
+average game: 50% at two seats, less at three when teams are dealt by role), and the cost
+per searched decision in CPU milliseconds and iterations (forced moves are not searched).
+Goals (issue 32): above 55% against the hand-written agent at two seats, above 90% against
+random.
 
 The budgets and game counts below fit about 25 minutes on one pure-Python core; a rollout
 is a whole game played by the policy, so the slow engines (Bless, BLDNG) get small budgets.
@@ -42,6 +43,7 @@ class Match:
     opponent: str
     iterations: int
     games: int
+    policy: str | None = None
 
 
 BEST = {"bless": "greedy", "mazzo": "bluffer", "blitz": "greedy", "bldng": "builder"}
@@ -85,9 +87,8 @@ def run(rules: Any, match: Match, seed: int) -> dict[str, Any]:
                 registry.make_agent(match.slug, match.opponent, game_seed(seed, index, f"agent{p}"))
                 for p in range(match.players)
             ]
-            made = registry.make_agent(
-                match.slug, f"search:{match.iterations}", game_seed(seed, index, "search")
-            )
+            name = f"search:{match.iterations}" + (f":{match.policy}" if match.policy else "")
+            made = registry.make_agent(match.slug, name, game_seed(seed, index, "search"))
             assert isinstance(made, SearchAgent)
             search = Timed(made)
             agents[seat] = search
@@ -113,6 +114,7 @@ def main() -> None:
     parser.add_argument("--only", help="one game's slug")
     parser.add_argument("--games", type=int, help="games per match (default: the plan's)")
     parser.add_argument("--budget", type=int, help="iterations (default: the plan's)")
+    parser.add_argument("--policy", help="the search's policy agent (default: the plugin's)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--project", type=Path)
     args = parser.parse_args()
@@ -127,7 +129,8 @@ def main() -> None:
             continue
         rules = load_rules(project, slug)
         for opponent, (iterations, games) in zip(("random", BEST[slug]), plans, strict=True):
-            match = Match(slug, players, opponent, args.budget or iterations, args.games or games)
+            budget, count = args.budget or iterations, args.games or games
+            match = Match(slug, players, opponent, budget, count, args.policy)
             found = run(rules, match, args.seed)
             r = found["rate"]
             print(

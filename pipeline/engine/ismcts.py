@@ -131,8 +131,8 @@ class SearchAgent:
         if len(actions) == 1:
             return actions[0]  # a forced move costs no search
         me = state.current_player()
-        # what the policy would play here: a budget smaller than the number of actions
-        # visits each tried one once, and then it is the policy's choice that stands
+        # what the policy would play here: when the budget is no larger than the number of
+        # actions, every tried action has one visit, and then the policy's choice stands
         hint = self.policy.act(state) if self.policy is not None else None
         children = self.search(state).children
         tried = [a for a in actions if a in children]

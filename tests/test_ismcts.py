@@ -48,15 +48,17 @@ class Checked:
         return action
 
 
-def test_same_seed_same_game(mazzo: Rules) -> None:
+@pytest.mark.parametrize("name", ["search:30:random", "search:30"])
+def test_same_seed_same_game(mazzo: Rules, name: str) -> None:
+    """With random moves and with the game's agent as the policy (its own seeded RNG)."""
     logs = []
     for _ in range(2):
         state = mazzo.new_game(11, 2)
-        play(state, [SearchAgent(5, Budget(30)), RandomAgent(6)])
+        play(state, [registry.make_agent("mazzo", name, 5), RandomAgent(6)])
         logs.append(state.log)
     assert logs[0] == logs[1]
     state = mazzo.new_game(11, 2)
-    play(state, [SearchAgent(99, Budget(30)), RandomAgent(6)])
+    play(state, [registry.make_agent("mazzo", name, 99), RandomAgent(6)])
     assert state.log != logs[0]  # the seed is what makes it repeat, not a fixed policy
 
 
@@ -104,13 +106,14 @@ def test_a_budget_in_seconds_stops_on_the_clock(mazzo: Rules) -> None:
 @pytest.mark.parametrize(
     ("name", "budget", "rollout"),
     [
-        ("search", Budget(200), "random"),
-        ("search:400", Budget(400), "random"),
-        ("search:0.5s", Budget(seconds=0.5), "random"),
+        ("search", Budget(200), None),
+        ("search:400", Budget(400), None),
+        ("search:0.5s", Budget(seconds=0.5), None),
         ("search:100:bluffer", Budget(100), "bluffer"),
+        ("search:100:random", Budget(100), "random"),
     ],
 )
-def test_names_carry_budget_and_rollout(name: str, budget: Budget, rollout: str) -> None:
+def test_names_carry_budget_and_rollout(name: str, budget: Budget, rollout: str | None) -> None:
     spec = parse_spec(name)
     assert (spec.budget, spec.rollout) == (budget, rollout)
 
@@ -125,6 +128,18 @@ def test_every_game_offers_search() -> None:
     for slug in registry.engine_slugs():
         assert "search" in registry.agent_names(slug)
         assert isinstance(registry.make_agent(slug, "search:10", 1), SearchAgent)
+
+
+def test_the_policy_is_the_plugins_unless_named() -> None:
+    """A plugin's ``rollout`` names one of its own agents; ``:random`` asks for none."""
+    for slug, found in registry.plugins().items():
+        if found.engine and found.rollout:
+            assert found.rollout in registry.agent_names(slug), slug
+    default = registry.make_agent("mazzo", "search:10", 1)
+    plain = registry.make_agent("mazzo", "search:10:random", 1)
+    assert isinstance(default, SearchAgent) and isinstance(plain, SearchAgent)
+    assert default.policy is not None and default.policy.name == "bluffer"
+    assert plain.policy is None
 
 
 def test_simulate_plays_search_and_refuses_a_bad_one(cli: Any, built_once: Path) -> None:

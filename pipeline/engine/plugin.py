@@ -205,6 +205,10 @@ class GamePlugin:
     # the game's own agents besides "random" (e.g. {"greedy": ...}), "module:attr" of a
     # Mapping[str, AgentFactory], imported with the engine
     agents: str | None = None
+    # the one of those agents that the search agent takes as its policy when its name gives
+    # none (``search:200``; see pipeline.engine.ismcts): the strongest that is cheap enough
+    # to play a whole game per iteration. None: random moves (the plain ISMCTS)
+    rollout: str | None = None
     # "module:attr" of the game's scenario Vocabulary (pipeline/engine/scenario.py): the typed
     # words of its worked examples, importable without the cards (for `cartiera schema`)
     scenario: str | None = None

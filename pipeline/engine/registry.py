@@ -105,11 +105,13 @@ def agent_names(slug: str) -> list[str]:
 
 
 def make_agent(slug: str, name: str, seed: int) -> Agent:
-    """The agent called `name`; ``search`` may carry a budget and a rollout agent
-    (``search:400``, ``search:0.5s``, ``search:200:greedy``, see pipeline.engine.ismcts)."""
+    """The agent called `name`; ``search`` may carry a budget and a policy agent
+    (``search:400``, ``search:0.5s``, ``search:200:greedy``, ``search:200:random``, see
+    pipeline.engine.ismcts); without one it takes the plugin's ``rollout`` agent."""
     if name.partition(":")[0] == "search":
         spec = _search_spec(slug, name)
-        rollout = None if spec.rollout == "random" else _agents(slug)[spec.rollout]
+        policy = spec.rollout or _engine_plugin(slug).rollout or "random"
+        rollout = None if policy == "random" else _agents(slug)[policy]
         return SearchAgent(seed, spec.budget, rollout)
     factories = _agents(slug)
     if name not in factories:
@@ -133,7 +135,7 @@ def _search_spec(slug: str, name: str) -> SearchSpec:
         spec = parse_spec(name)
     except SearchSpecError as exc:
         raise UnknownName(str(exc)) from None
-    if spec.rollout not in _agents(slug):
+    if spec.rollout is not None and spec.rollout not in _agents(slug):
         known = ", ".join(sorted(_agents(slug)))
         raise UnknownName(f"'{name}': no rollout agent '{spec.rollout}' (agents: {known})")
     return spec

@@ -13,6 +13,7 @@ PLUGIN = GamePlugin(
     check=check,
     engine="pipeline.games.bldng.engine:build_rules",
     agents="pipeline.games.bldng.agents:AGENTS",
+    rollout="builder",  # the search agent's policy (pipeline.engine.ismcts)
     scenario="pipeline.games.bldng.scenario:VOCABULARY",
 )
 

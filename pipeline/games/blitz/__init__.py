@@ -10,6 +10,7 @@ PLUGIN = GamePlugin(
     slug="blitz",
     engine="pipeline.games.blitz.engine:build_rules",
     agents="pipeline.games.blitz.agents:AGENTS",
+    rollout="greedy",  # the search agent's policy (pipeline.engine.ismcts)
     scenario="pipeline.games.blitz.scenario:VOCABULARY",
 )
 

@@ -7,6 +7,7 @@ PLUGIN = GamePlugin(
     slug="mazzo",
     engine="pipeline.games.mazzo.engine:build_rules",
     agents="pipeline.games.mazzo.agents:AGENTS",
+    rollout="bluffer",  # the search agent's policy (pipeline.engine.ismcts)
     scenario="pipeline.games.mazzo.scenario:VOCABULARY",
 )
 

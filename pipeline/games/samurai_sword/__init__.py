@@ -14,6 +14,7 @@ PLUGIN = GamePlugin(
     check=check,
     engine="pipeline.games.samurai_sword.engine:build_rules",
     agents="pipeline.games.samurai_sword.agents:AGENTS",
+    rollout="guerriero",  # the search agent's policy (pipeline.engine.ismcts)
     scenario="pipeline.games.samurai_sword.scenario:VOCABULARY",
 )
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
-from conftest import GAMES, edit, invoke
+from conftest import GAMES, edit, invoke, pdf_pages
 from pypdf import PdfReader
 from pypdf.generic import DictionaryObject
 
@@ -31,25 +31,11 @@ def rulebooks(shared_project: Path, tmp_path_factory: pytest.TempPathFactory) ->
     return paths
 
 
-def _extract(path: Path) -> tuple[str, ...]:
-    """The text of each page, as PDFium reads it (a viewer's copy and search): pypdf read
-    the same text 30 times slower (15 s for the five rulebooks) and split accented letters
-    ("caff è"). PDFium marks a hyphen it found at a line's end with U+FFFE: a hyphen and
-    that line break, as printed."""
-    document = pdfium.PdfDocument(path)
-    try:
-        return tuple(
-            page.get_textpage().get_text_range().replace("\ufffe", "-\n") for page in document
-        )
-    finally:
-        document.close()
-
-
 @functools.cache
 def _page_texts(path: Path) -> tuple[str, ...]:
     """Each page's text, read once per file (the module's rulebooks are only read:
     several tests look at the same pages)."""
-    return _extract(path)
+    return pdf_pages(path)
 
 
 def _flat(text: str) -> str:
@@ -200,7 +186,7 @@ def test_card_text_is_printed_literally(built: Path, tmp_path: Path) -> None:
     assert invoke(built, "db", "build").exit_code == 0
     out = tmp_path / "mazzo.pdf"
     assert invoke(built, "rulebook", "mazzo", "--out", str(out)).exit_code == 0
-    text = _flat(" ".join(_extract(out)))
+    text = _flat(" ".join(pdf_pages(out)))
     assert "<b>Spada & scudo</b> <script>x</script>" in text
 
 
@@ -237,7 +223,7 @@ def test_the_booklet_folds_into_the_a5_rulebook(rulebooks, shared_project: Path,
     out = tmp_path / "libretto.pdf"
     run = invoke(shared_project, "rulebook", "mazzo", "--booklet", "--out", str(out))
     assert run.exit_code == 0, run.output
-    pages = _extract(rulebooks["mazzo"])
+    pages = pdf_pages(rulebooks["mazzo"])
     booklet = pdfium.PdfDocument(out)
     assert len(booklet) == 2 * -(-len(pages) // 4)
     width, height = booklet[0].get_size()
@@ -249,10 +235,10 @@ def test_the_booklet_folds_into_the_a5_rulebook(rulebooks, shared_project: Path,
             .get_textpage()
             .get_text_bounded(left=width / 2 if right else 0, right=width if right else width / 2)
         )
-        return " ".join(text.replace("\ufffe", "-").split())
+        return " ".join(text.replace("\ufffe", "-\n").split())
 
     def words(page: str) -> str:
-        return " ".join(page.replace("\ufffe", "-").split())[:60]
+        return " ".join(page.split())[:60]
 
     total = 2 * len(booklet)
     last = pages[total - 2] if total - 2 < len(pages) else ""

@@ -106,7 +106,7 @@ def _folded(word: str) -> tuple[str, ...]:
 
 def tokens(text: str, first_line: int, protected: Sequence[re.Pattern[str]]) -> list[Token]:
     """The words of `text` with their line, each marked whether it counts toward a copy."""
-    text = MARKUP.sub(lambda m: " " * len(m.group()), text)
+    text = _unmarked(text)
     free = [True] * len(text)
     for pattern in (QUOTED, *protected):
         for match in pattern.finditer(text):
@@ -123,8 +123,12 @@ def tokens(text: str, first_line: int, protected: Sequence[re.Pattern[str]]) -> 
 
 def plain_words(text: str) -> list[str]:
     """The words `tokens` finds in `text`, without their lines and marks (quicker)."""
-    text = MARKUP.sub(lambda m: " " * len(m.group()), text)
-    return [word for match in WORD.findall(text) for word in _folded(match)]
+    return [word for match in WORD.findall(_unmarked(text)) for word in _folded(match)]
+
+
+def _unmarked(text: str) -> str:
+    """`text` with its Markdown markup blanked out, every character kept in place."""
+    return MARKUP.sub(lambda m: " " * len(m.group()), text)
 
 
 def find_copies(

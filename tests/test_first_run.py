@@ -26,7 +26,7 @@ try:
     run()
 except SystemExit:
     pass
-heavy = ("weasyprint", "matplotlib", "mkdocs", "sqlalchemy", "pydantic", "PIL")
+heavy = ("weasyprint", "mkdocs", "sqlalchemy", "pydantic", "PIL")
 print(" ".join(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
 """
 

@@ -283,6 +283,33 @@ def test_charts_tick_whole_games_with_decimal_commas_and_phone_sized_text() -> N
     assert width <= WIDTH * 72 * 1.1
 
 
+def test_bar_charts_draw_rates_to_scale_with_every_label_whole_and_inside() -> None:
+    from pipeline.engine.plugin import FigureTable
+    from pipeline.publish.site.balance import chart_svg
+    from pipeline.publish.site.charts import text_width
+
+    def rate(value: float) -> dict[str, float]:
+        return {"rate": value, "low": value - 0.1, "high": value + 0.1, "n": 100}
+
+    long = "chi ha il Mazziere nella mano iniziale della partita"
+    rows = (("Posto 1", rate(0.25)), (long, rate(0.5)))
+    svg = chart_svg(FigureTable("x", "Vittorie", ("Chi", "Vittorie"), rows, "bars"), 2).decode()
+    bars = [
+        (float(x), float(w))
+        for x, w in re.findall(r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', svg)
+    ]
+    assert bars[1][1] == pytest.approx(2 * bars[0][1], rel=0.01)  # 50% is twice 25%
+    parity = re.search(r'<line x1="([\d.]+)"[^>]*stroke-dasharray', svg)
+    assert parity and float(parity[1]) == pytest.approx(sum(bars[1]), abs=0.05)  # at 50%
+    width = float(re.search(r'<svg[^>]* width="([\d.]+)pt"', svg)[1])
+    texts = re.findall(r'<text x="([\d.]+)" y="[\d.]+" text-anchor="(\w+)">([^<]*)</text>', svg)
+    for x, anchor, text in texts:
+        extent = text_width(text)
+        start = float(x) - {"end": extent, "middle": extent / 2, "start": 0.0}[anchor]
+        assert start >= 0 and start + extent <= width, text
+    assert long in " ".join(text for _, _, text in texts)  # on two lines, every word
+
+
 def test_generic_figures_give_way_to_the_games_own_and_read_as_words() -> None:
     from types import SimpleNamespace
 

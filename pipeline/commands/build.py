@@ -101,9 +101,10 @@ def plan(
         for slug in slugs
         if slug in have
     ]
-    offline = ("build/site-offline/index.html", f"build/downloads/{OFFLINE_ZIP}")
-    steps.append(Step("site offline", None, "site", (("variant", "offline"),), offline))
-    steps.append(Step("site", None, "site", (), ("build/site/index.html",)))
+    # both variants in one step: they share the generated pages, and the served one offers
+    # the offline one's zip
+    sites = ("build/site/index.html", "build/site-offline/index.html")
+    steps.append(Step("site", None, "site", (), (*sites, f"build/downloads/{OFFLINE_ZIP}")))
     return steps
 
 
@@ -119,7 +120,7 @@ def run_step(root: str, db_url: str, step: Step) -> Timing:
     from pipeline.publish.render.deck import DeckOptions, Layout, build_deck
     from pipeline.publish.render.images import ImageOptions, build_images
     from pipeline.publish.rulebook import build_booklet, build_rulebook
-    from pipeline.publish.site.pages import build_site
+    from pipeline.publish.site.pages import build_sites
 
     project = Project(root=Path(root), db_url=db_url)
     options = dict(step.options)
@@ -148,12 +149,8 @@ def run_step(root: str, db_url: str, step: Step) -> Timing:
         from pipeline.publish.site.balance import ensure_balance
 
         ensure_balance(project, step.game or "")
-    elif step.kind == "site" and options.get("variant") == "offline":
-        from pipeline.publish.site.pages import offline_zip, offline_zip_path
-
-        offline_zip(project, build_site(project, offline=True), offline_zip_path(project))
     elif step.kind == "site":
-        build_site(project)
+        build_sites(project)
     return Timing(step.name, step.game, time.perf_counter() - started, cpu_seconds() - cpu)
 
 

@@ -1,5 +1,5 @@
 """The site's Bilanciamento pages: the balance report of a game at every player count it
-allows, with the strength of its agents, charted as static SVG at build time (matplotlib).
+allows, with the strength of its agents, charted as static SVG at build time (charts.py).
 
 Where the figures come from, in order:
 
@@ -18,16 +18,16 @@ the figures come from.
 
 Simulating is the slow part, so the figures are kept in build/balance/<slug>/ with a stamp of
 what they depend on (the game's game.yaml and cards.yaml, the report file, the engine code,
-the run's settings; read as files: the stamp opens no database) and made again only when
-that changes; `cartiera build` runs it as a step of its own. A finished run is also kept in
-the render cache under its stamp, so projects that share one cache ($CARTIERA_CACHE:
-clones, the test suite's copies) simulate the same figures once.
+the run's settings, the code that draws the charts; read as files: the stamp opens no
+database) and made again only when that changes; `cartiera build` runs it as a step of its
+own. A finished run is also kept in the render cache under its stamp, so projects that
+share one cache ($CARTIERA_CACHE: clones, the test suite's copies) simulate the same
+figures once.
 """
 
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
@@ -43,6 +43,8 @@ from pipeline.common.project import Project
 from pipeline.engine.plugin import FigureTable
 from pipeline.publish.markup import escape_html, escape_markdown
 
+from . import charts as draw
+
 if TYPE_CHECKING:
     from pipeline.play.balance import BalanceReport
 
@@ -57,7 +59,7 @@ STRENGTH_GAMES = max(4, GAMES // 2)
 # get a row in the strength table, on fewer games.
 SLOW = {"bless": {"greedy": max(4, GAMES // 20)}}
 REPORT_FILE = "balance.json"  # in games/<slug>/: a report the build reads instead
-WIDTH = 4.8  # inches: the charts' width
+WIDTH = draw.WIDTH  # inches: the charts' width
 _PACKAGE = Path(__file__).resolve().parents[2]  # pipeline/
 MONTHS = (
     "gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno",
@@ -118,13 +120,14 @@ def save_report(project: Project, slug: str, report: BalanceReport, path: Path) 
 def stamp(project: Project, slug: str) -> str:
     """What the figures depend on, read as files (a no-op build opens no database for it):
     the game's game.yaml and cards.yaml (its player counts and cards), the report file, the
-    engine code, this module and the run's settings."""
+    engine code, this module, the charts' code and the run's settings."""
     settings = f"{slug}|{GAMES}|{MORE_PLAYERS_GAMES}|{SEED}|{STRENGTH_GAMES}|{SLOW}"
     digest = hashlib.sha256(settings.encode())
     folder = project.games_dir / slug
     sources = [folder / "game.yaml", folder / "cards.yaml", folder / REPORT_FILE]
     _digest_paths(digest, sources, project.root)
-    _digest_paths(digest, [*_engine_code(slug), Path(__file__).resolve()], _PACKAGE)
+    here = Path(__file__).resolve()
+    _digest_paths(digest, [*_engine_code(slug), here, here.with_name("charts.py")], _PACKAGE)
     return digest.hexdigest()
 
 
@@ -295,11 +298,9 @@ def charts(data: Mapping[str, Any]) -> list[tuple[str, FigureTable, int]]:
 
 def _shared_dir(project: Project, wanted: str) -> Path:
     """Where the render cache keeps the same figures and charts for every project sharing
-    it (the test suite's copies, clones with one $CARTIERA_CACHE): named by their stamp and
-    by the matplotlib that drew the charts, so a project never gets another run's figures."""
-    from importlib.metadata import version
-
-    return project.cache_dir / "balance" / f"{wanted[:32]}-matplotlib{version('matplotlib')}"
+    it (the test suite's copies, clones with one $CARTIERA_CACHE): named by their stamp,
+    which covers the code that drew the charts, so a project never gets another run's."""
+    return project.cache_dir / "balance" / wanted[:32]
 
 
 def _share(shared: Path, files: dict[str, bytes]) -> None:
@@ -375,87 +376,26 @@ def chartable(table: FigureTable) -> bool:
 def chart_svg(table: FigureTable, players: int) -> bytes:
     """The table as a static SVG chart; the same figures give the same bytes. A red line
     marks an even share: 1 in `players` (1 in the number of teams for team tables)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    # Drawn 4.8 in wide with 12 pt text: on a 390 px phone the text stays about 12 px tall.
-    style: dict[str, Any] = {
-        "svg.hashsalt": "cartiera",
-        "svg.fonttype": "none",
-        "font.family": "DejaVu Sans",
-        "font.size": 12,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-    }
-    with plt.rc_context(style):  # type: ignore[arg-type]  # its keys are typed as literals
-        if table.chart == "histogram":
-            fig = _histogram(plt, table)
-        else:
-            even = 100 / (len(table.rows) if table.key == "squadre" else players)
-            fig = _bars(plt, table, even)
-        out = io.BytesIO()
-        fig.savefig(out, format="svg", bbox_inches="tight", metadata={"Date": None})
-        plt.close(fig)
-    return out.getvalue()
-
-
-def _bars(plt: Any, table: FigureTable, even: float) -> Any:
+    title = str(table.title)
+    if table.chart == "histogram":
+        column = next(
+            i for i in range(1, len(table.columns)) if isinstance(table.rows[0][i], (int, float))
+        )
+        return draw.histogram(
+            [row[0] for row in table.rows],
+            [row[column] for row in table.rows],
+            _header(table.columns[0]),
+            _header(table.columns[column]),
+            title,
+        )
     column = next(i for i, cell in enumerate(table.rows[0]) if is_rate(cell))
-    labels = [str(row[0]) for row in table.rows]
-    rates = [row[column]["rate"] * 100 for row in table.rows]
-    pairs = zip(rates, table.rows, strict=True)
-    lows, highs = zip(
-        *(
-            (max(0.0, r - row[column]["low"] * 100), max(0.0, row[column]["high"] * 100 - r))
-            for r, row in pairs
-        ),
-        strict=True,
-    )
-    fig, ax = plt.subplots(figsize=(WIDTH, 1.1 + 0.36 * len(labels)))
-    positions = range(len(labels))
-    ax.barh(
-        positions, rates, xerr=[list(lows), list(highs)], color="#3f51b5", ecolor="#222", capsize=2
-    )
-    ax.set_yticks(list(positions), labels)
-    ax.invert_yaxis()
-    ax.axvline(even, color="#c00", lw=0.8, ls="--")
-    ax.set_xlim(0, 100)
-    _decimal_comma(ax.xaxis)
-    ax.set_xlabel(f"{_header(table.columns[column])} (%), intervallo al 95%;\nin rosso la parità")
-    ax.set_ylim(len(labels) - 0.5, -0.5)
-    return fig
-
-
-def _histogram(plt: Any, table: FigureTable) -> Any:
-    from matplotlib.ticker import MaxNLocator
-
-    column = next(
-        i for i in range(1, len(table.columns)) if isinstance(table.rows[0][i], (int, float))
-    )
-    values = [row[0] for row in table.rows]
-    counts = [row[column] for row in table.rows]
-    fig, ax = plt.subplots(figsize=(WIDTH, 3.4))
-    if all(isinstance(v, (int, float)) for v in values):
-        ax.bar(values, counts, width=0.9, color="#3f51b5")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # no half turns
-        _decimal_comma(ax.xaxis)
-    else:
-        ax.bar([str(v) for v in values], counts, color="#3f51b5")
-        ax.tick_params(axis="x", labelrotation=30)
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of games
-    _decimal_comma(ax.yaxis)
-    ax.set_xlabel(_header(table.columns[0]))
-    ax.set_ylabel(_header(table.columns[column]))
-    return fig
-
-
-def _decimal_comma(axis: Any) -> None:
-    """A numeric axis's tick labels with a decimal comma, as the tables beside it write."""
-    from matplotlib.ticker import FuncFormatter
-
-    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}".replace(".", ",")))
+    rates = [
+        (row[column]["rate"] * 100, row[column]["low"] * 100, row[column]["high"] * 100)
+        for row in table.rows
+    ]
+    even = 100 / (len(table.rows) if table.key == "squadre" else players)
+    axis = [f"{_header(table.columns[column])} (%), intervallo al 95%;", "in rosso la parità"]
+    return draw.bars([str(row[0]) for row in table.rows], rates, axis, even, title)
 
 
 def _header(column: Any) -> str:

@@ -31,7 +31,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from pipeline.common.lock import holding_lock
-from pipeline.common.output import FIXED_DATE
+from pipeline.common.output import FIXED_DATE, atomic_write
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import _LenientLoader, missing_site_url_note, site_url
@@ -121,6 +121,12 @@ def generate(
 
     The served site offers the offline variant's zip on its home page when `cartiera build`
     made it; the offline variant itself does not."""
+    return [game.slug for game in _generate(project, with_images, offline, warn)]
+
+
+def _generate(
+    project: Project, with_images: bool, offline: bool, warn: Callable[[str], None] | None
+) -> list[GameInfo]:
     docs = site_dir(project)
     for name in SITE_GENERATED:
         target = docs / name
@@ -128,36 +134,50 @@ def generate(
             shutil.rmtree(target)
         elif target.exists():
             target.unlink()
-    env = environment(project.templates_dir)
-    env.filters["md"] = md_filter
+    env = _environment(project)
     with open_project_db(project) as engine:
         slugs = game_slugs(engine)
         games = [read_game(engine, slug) for slug in slugs]
         index = json.dumps(browser_index(engine), ensure_ascii=False, sort_keys=True)
     for game in games:
         _game_pages(project, env, game, with_images, warn)
-    home = env.get_template("site/home.md.j2").render(
-        games=[
-            {
-                "slug": g.slug,
-                "name": g.name,
-                "subtitle": g.subtitle,
-                "players": g.players,
-                "duration": g.duration,
-                "status": g.status,
-                "description": g.description,
-                "cards": g.decks[0].total,
-            }
-            for g in games
-        ],
-        status_labels=STATUS_LABELS,
-        offline=offline,
-        offline_zip=_offline_download(project) if not offline else None,
-    )
-    _write(docs / "index.md", home)
+    _write_home(project, games, offline)
     _write(docs / QUERY_INDEX, f"window.CARTIERA_INDEX = {index};\n")
     board.write_site_assets(project, docs)  # the step-through board's script and style
-    return slugs
+    return games
+
+
+def _environment(project: Project) -> Any:
+    env = environment(project.templates_dir)
+    env.filters["md"] = md_filter
+    return env
+
+
+def _write_home(project: Project, games: list[GameInfo], offline: bool) -> None:
+    """The home page: the games, and where the offline variant is (this one, or a zip)."""
+    home = (
+        _environment(project)
+        .get_template("site/home.md.j2")
+        .render(
+            games=[
+                {
+                    "slug": g.slug,
+                    "name": g.name,
+                    "subtitle": g.subtitle,
+                    "players": g.players,
+                    "duration": g.duration,
+                    "status": g.status,
+                    "description": g.description,
+                    "cards": g.decks[0].total,
+                }
+                for g in games
+            ],
+            status_labels=STATUS_LABELS,
+            offline=offline,
+            offline_zip=_offline_download(project) if not offline else None,
+        )
+    )
+    _write(site_dir(project) / "index.md", home)
 
 
 def offline_zip_path(project: Project) -> Path:
@@ -463,16 +483,40 @@ def build_site(
 
     `warn` receives one line per thing a publisher should know (what is left out while
     site_url is not set, downloads that `cartiera build` has not made yet)."""
+    slugs = [g.slug for g in _prepare(project, with_images, offline, warn)]
+    return _mkdocs(project, slugs, offline)
+
+
+@holding_lock("site")
+def build_sites(project: Project, warn: Callable[[str], None] | None = None) -> Path:
+    """Both variants as `cartiera build` publishes them, from one generation of the pages:
+    the offline variant, zipped into build/downloads/, then the served one, whose home page
+    offers that zip (the only page that differs). Returns the served site's folder."""
+    games = _prepare(project, True, True, warn)
+    slugs = [g.slug for g in games]
+    offline_zip(project, _mkdocs(project, slugs, True), offline_zip_path(project))
+    _write_home(project, games, offline=False)
+    return _mkdocs(project, slugs, False)
+
+
+def _prepare(
+    project: Project, with_images: bool, offline: bool, warn: Callable[[str], None] | None
+) -> list[GameInfo]:
     message = missing_site_url_note(project)
     if message and warn:
         warn(message)
-    slugs = generate(project, with_images, offline=offline, warn=warn)
-    missing = [a for slug in slugs for a in artifacts(slug) if not a.file(project).exists()]
+    games = _generate(project, with_images, offline, warn)
+    missing = [a for g in games for a in artifacts(g.slug) if not a.file(project).exists()]
     if missing and warn:
         warn(
             f"warning: {len(missing)} download files are not built yet, so the Scarica pages "
             "list them as missing (run `cartiera build`, which builds the site too)"
         )
+    return games
+
+
+def _mkdocs(project: Project, slugs: list[str], offline: bool) -> Path:
+    """`mkdocs build --strict` of the generated pages into build/site (or site-offline)."""
     config = mkdocs_config(project, slugs, offline)
     env = {
         **os.environ,
@@ -504,18 +548,22 @@ def build_site(
     return project.build_dir / ("site-offline" if offline else "site")
 
 
+# Files that are compressed already: stored as they are, deflating them again only costs time.
+STORED = frozenset({".png", ".jpg", ".jpeg", ".pdf", ".zip", ".gz", ".woff", ".woff2"})
+
+
 def offline_zip(project: Project, folder: Path, target: Path) -> Path:
     """The offline site as one zip whose bytes depend only on its files."""
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    with zipfile.ZipFile(out, "w") as archive:
         for path in sorted(p for p in folder.rglob("*") if p.is_file()):
             name = f"cartiera-offline/{path.relative_to(folder).as_posix()}"
             info = zipfile.ZipInfo(name, (2026, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
+            stored = path.suffix.lower() in STORED
+            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             archive.writestr(info, path.read_bytes())
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(out.getvalue())
+    atomic_write(target, out.getvalue())
     return target
 
 

@@ -84,6 +84,7 @@ def test_a_new_repository_builds_clean_and_its_hook_checks_it(tmp_path: Path) ->
     built = invoke(folder, "build")
     assert built.exit_code == 0, built.output
     assert (folder / "site" / "scarica").is_dir() and (folder / "cards.db").is_file()
+    _assert_the_served_site_offers_the_offline_one(folder / "build")
     assert _git(folder, "status", "--porcelain", "--untracked-files=all") == ""
 
     env = {
@@ -107,6 +108,25 @@ def test_a_new_repository_builds_clean_and_its_hook_checks_it(tmp_path: Path) ->
     bad = hook()
     assert bad.returncode == 1
     assert "games/giardino/cards.yaml:" in bad.stdout
+
+
+def _assert_the_served_site_offers_the_offline_one(build: Path) -> None:
+    """The two variants are built side by side; the served one then gets the zip of the
+    other and its size, and the offline one neither offers nor holds itself."""
+    from pipeline.publish.site.pages import _size
+
+    made = build / "downloads" / "cartiera-sito-offline.zip"
+    home = (build / "site" / "index.html").read_text("utf-8")
+    size = _size(made.stat().st_size)
+    assert 'href="scarica/cartiera-sito-offline.zip">' in home
+    assert f'(<span class="cartiera-zip-size">{size}</span>)' in home
+    assert (build / "site" / "scarica" / made.name).read_bytes() == made.read_bytes()
+    offline = (build / "site-offline" / "index.html").read_text("utf-8")
+    assert "Stai leggendo la versione offline" in offline and made.name not in offline
+    assert not (build / "site-offline" / "scarica" / made.name).exists()
+    with zipfile.ZipFile(made) as archive:
+        names = archive.namelist()
+    assert "cartiera-offline/index.html" in names and not any(made.name in n for n in names)
 
 
 def _assert_deck_shows_the_cards(pdf: Path) -> None:

@@ -357,8 +357,9 @@ def test_build_makes_the_offline_site_its_zip_and_the_balance_figures(built: Pat
     assert list(steps)[-1] == "site"  # it shows every other step's files
 
 
-def test_the_home_page_offers_the_offline_zip(built: Path) -> None:
+def test_the_home_page_offers_the_offline_zip(built: Path, monkeypatch) -> None:
     from pipeline.common.project import open_project
+    from pipeline.publish.site.hooks import on_page_markdown
     from pipeline.publish.site.pages import generate, offline_zip_path
 
     project = open_project(built)
@@ -367,10 +368,22 @@ def test_the_home_page_offers_the_offline_zip(built: Path) -> None:
     zip_path.write_bytes(b"PK\x05\x06" + bytes(18))
     generate(project, with_images=False)
     home = (built / "site/index.md").read_text("utf-8")
-    assert "](scarica/cartiera-sito-offline.zip)" in home
-    assert (built / "site/scarica/cartiera-sito-offline.zip").exists()
-    generate(project, with_images=False, offline=True)
-    assert "](scarica/" not in (built / "site/index.md").read_text("utf-8")
+    # the link names a stand-in while the site is built (offer_offline_zip swaps it)
+    assert (built / "site/scarica/cartiera-sito-offline.zip").read_bytes() == b""
+
+    def variant(offline: bool) -> str:
+        monkeypatch.setenv("CARTIERA_OFFLINE", "true" if offline else "false")
+        return on_page_markdown(home, None, None, None)
+
+    served, offline = variant(False), variant(True)
+    assert "](scarica/cartiera-sito-offline.zip)" in served and "versione offline" not in served
+    assert "](scarica/" not in offline and "Stai leggendo la versione offline" in offline
+    assert "cartiera:" not in served + offline
+    zip_path.unlink()
+    generate(project, with_images=False)
+    home = (built / "site/index.md").read_text("utf-8")
+    assert "](scarica/" not in variant(False) and "si crea con `cartiera build`" in home
+    assert not (built / "site/scarica/cartiera-sito-offline.zip").exists()
 
 
 def test_card_text_is_shown_literally(built: Path) -> None:

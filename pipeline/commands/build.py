@@ -9,12 +9,10 @@ changed does nothing and says so.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import resource
 import time
-import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -22,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from pipeline.common.lock import die_with_parent, holding_lock
-from pipeline.common.output import atomic_write
+from pipeline.common.output import atomic_write, zip_bytes
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.publish.artifacts import OFFLINE_ZIP, SITE_GENERATED, artifacts
@@ -160,14 +158,7 @@ MANIFEST = "manifest.json"
 def _zip(folder: Path, files: Iterable[Path]) -> bytes:
     """The step's own files (never a stray one, such as a temporary file a killed step
     left in the folder) in a zip whose bytes depend only on their content."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(files):
-            info = zipfile.ZipInfo(f"{folder.parent.name}/{path.name}", (2026, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, path.read_bytes())
-    return out.getvalue()
+    return zip_bytes((f"{folder.parent.name}/{path.name}", path) for path in files)
 
 
 def _digest_files(paths: Iterable[Path], root: Path) -> str:

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import os
 import re
 import stat
 import tempfile
+import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,24 @@ def atomic_write(path: Path, data: bytes) -> None:
         publish(Path(tmp), path)
     finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+# Files compressed already: a zip stores them as they are (deflating them again only costs time).
+STORED = frozenset({".png", ".jpg", ".jpeg", ".pdf", ".zip", ".gz", ".woff", ".woff2"})
+
+
+def zip_bytes(entries: Iterable[tuple[str, Path]]) -> bytes:
+    """A zip of (name in the archive, file) pairs, in name order, whose bytes depend only on
+    the names and the files' content: one fixed date, one mode."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, path in sorted(entries):
+            info = zipfile.ZipInfo(name, (2026, 1, 1, 0, 0, 0))
+            stored = path.suffix.lower() in STORED
+            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    return out.getvalue()
 
 
 def publish(tmp: Path, path: Path) -> None:

@@ -4,13 +4,15 @@ MkDocs resolves Markdown links but leaves raw HTML alone, and the generated gall
 and rule paragraphs are raw HTML. Pages therefore write `href="carte.md#…"` and
 `src="img/…"` relative to their source file, and `on_page_content` turns each into the
 URL of the built file, so the same pages work with folder URLs (served) and with file URLs
-(the offline variant). `on_post_build` makes 404.html work under any base path.
+(the offline variant). `on_page_markdown` keeps the parts of a page written for the variant
+being built; `on_post_build` makes 404.html work under any base path.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import posixpath
 import re
 from pathlib import Path
@@ -39,6 +41,20 @@ _CONFIG_SCRIPT = (
     "d.search.slice(BASE.length)}c.textContent=JSON.stringify(d)})()</script>"
 )
 _ABSOLUTE = re.compile(r'(?P<attr>\b(?:href|src|content))="(?P<base>/[^"]*)"')
+
+
+# A part of a page for one variant of the site only: "<!-- cartiera:offline -->" (or
+# "served") on a line of its own, up to "<!-- cartiera:end -->".
+_VARIANT = re.compile(
+    r"^<!-- cartiera:(offline|served) -->\n(.*?)^<!-- cartiera:end -->\n?", re.M | re.S
+)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Keep the parts written for this variant (the offline plugin's switch, CARTIERA_OFFLINE),
+    and drop the other's, before their links are checked."""
+    here = "offline" if os.environ.get("CARTIERA_OFFLINE", "false") == "true" else "served"
+    return _VARIANT.sub(lambda part: part[2] if part[1] == here else "", markdown)
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:

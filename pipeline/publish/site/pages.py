@@ -10,16 +10,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-import io
 import json
 import os
 import shutil
 import subprocess
 import sys
 import unicodedata
-import zipfile
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -31,7 +30,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from pipeline.common.lock import holding_lock
-from pipeline.common.output import FIXED_DATE, atomic_write
+from pipeline.common.output import FIXED_DATE, atomic_write, zip_bytes
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import _LenientLoader, missing_site_url_note, site_url
@@ -114,18 +113,22 @@ def site_dir(project: Project) -> Path:
 def generate(
     project: Project,
     with_images: bool = True,
-    offline: bool = False,
     warn: Callable[[str], None] | None = None,
+    offer_zip: bool | None = None,
 ) -> list[str]:
     """Write every generated page; return the slugs of the games published.
 
-    The served site offers the offline variant's zip on its home page when `cartiera build`
-    made it; the offline variant itself does not."""
-    return [game.slug for game in _generate(project, with_images, offline, warn)]
+    The pages serve both variants of the site: the home page holds each variant's paragraph
+    on the offline copy, and the hooks keep the one for the site being built. The served
+    one offers the offline zip when `offer_zip` (by default: when `cartiera build` made it)."""
+    return [game.slug for game in _generate(project, with_images, warn, offer_zip)]
 
 
 def _generate(
-    project: Project, with_images: bool, offline: bool, warn: Callable[[str], None] | None
+    project: Project,
+    with_images: bool,
+    warn: Callable[[str], None] | None,
+    offer_zip: bool | None = None,
 ) -> list[GameInfo]:
     docs = site_dir(project)
     for name in SITE_GENERATED:
@@ -141,7 +144,10 @@ def _generate(
         index = json.dumps(browser_index(engine), ensure_ascii=False, sort_keys=True)
     for game in games:
         _game_pages(project, env, game, with_images, warn)
-    _write_home(project, games, offline)
+    offered = offline_zip_path(project).exists() if offer_zip is None else offer_zip
+    _write(docs / "index.md", _home_page(env, games, offered))
+    if offered:  # what the link names while the site is built (see offer_offline_zip)
+        _write(docs / ZIP_LINK, "")
     _write(docs / QUERY_INDEX, f"window.CARTIERA_INDEX = {index};\n")
     board.write_site_assets(project, docs)  # the step-through board's script and style
     return games
@@ -153,12 +159,10 @@ def _environment(project: Project) -> Any:
     return env
 
 
-def _write_home(project: Project, games: list[GameInfo], offline: bool) -> None:
+def _home_page(env: Any, games: list[GameInfo], offer_zip: bool) -> str:
     """The home page: the games, and where the offline variant is (this one, or a zip)."""
-    home = (
-        _environment(project)
-        .get_template("site/home.md.j2")
-        .render(
+    return str(
+        env.get_template("site/home.md.j2").render(
             games=[
                 {
                     "slug": g.slug,
@@ -173,27 +177,32 @@ def _write_home(project: Project, games: list[GameInfo], offline: bool) -> None:
                 for g in games
             ],
             status_labels=STATUS_LABELS,
-            offline=offline,
-            offline_zip=_offline_download(project) if not offline else None,
+            offline_zip=OFFLINE_ZIP if offer_zip else None,
+            zip_size=Markup(ZIP_SIZE),
         )
     )
-    _write(site_dir(project) / "index.md", home)
 
 
 def offline_zip_path(project: Project) -> Path:
     return project.build_dir / "downloads" / OFFLINE_ZIP
 
 
-def _offline_download(project: Project) -> Download | None:
-    source = offline_zip_path(project)
-    if not source.exists():
-        return None
-    target = site_dir(project) / "scarica" / source.name
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(source, target)
-    return Download(
-        source.name, "Il sito completo da consultare senza rete", _size(source.stat().st_size)
-    )
+# The served home page links the offline zip and gives its size, but the two variants are
+# built side by side, before the zip exists: the page links an empty file and leaves its
+# size blank, and offer_offline_zip puts both in once the zip is made.
+ZIP_LINK = f"scarica/{OFFLINE_ZIP}"
+ZIP_SIZE = '<span class="cartiera-zip-size"></span>'
+
+
+def offer_offline_zip(project: Project, site: Path) -> None:
+    """Put the offline zip and its size into the served site whose home page offers it."""
+    source, target, page = offline_zip_path(project), site / ZIP_LINK, site / "index.html"
+    if not (source.is_file() and target.is_file() and page.is_file()):
+        return  # not offered (no zip yet), or a site built before
+    shutil.copyfile(source, target)
+    html = page.read_text(encoding="utf-8")
+    size = ZIP_SIZE.replace("></", f">{_size(source.stat().st_size)}</")
+    page.write_text(html.replace(ZIP_SIZE, size), encoding="utf-8")
 
 
 def _write(path: Path, text: str) -> None:
@@ -457,6 +466,8 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
     for plugin in config.get("plugins", []):
         if isinstance(plugin, dict) and "offline" in plugin:
             plugin["offline"] = {"enabled": offline}
+    if offline:  # the zip is the offline site: it does not hold itself (nor its stand-in)
+        config["exclude_docs"] = f"{config.get('exclude_docs') or ''}\n/{ZIP_LINK}\n".lstrip()
     target = project.build_dir / ("mkdocs-offline.yml" if offline else "mkdocs.yml")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
@@ -483,29 +494,36 @@ def build_site(
 
     `warn` receives one line per thing a publisher should know (what is left out while
     site_url is not set, downloads that `cartiera build` has not made yet)."""
-    slugs = [g.slug for g in _prepare(project, with_images, offline, warn)]
-    return _mkdocs(project, slugs, offline)
+    slugs = [g.slug for g in _prepare(project, with_images, warn)]
+    folder = _mkdocs(project, slugs, offline)
+    if not offline:
+        offer_offline_zip(project, folder)
+    return folder
 
 
 @holding_lock("site")
 def build_sites(project: Project, warn: Callable[[str], None] | None = None) -> Path:
-    """Both variants as `cartiera build` publishes them, from one generation of the pages:
-    the offline variant, zipped into build/downloads/, then the served one, whose home page
-    offers that zip (the only page that differs). Returns the served site's folder."""
-    games = _prepare(project, True, True, warn)
-    slugs = [g.slug for g in games]
-    offline_zip(project, _mkdocs(project, slugs, True), offline_zip_path(project))
-    _write_home(project, games, offline=False)
-    return _mkdocs(project, slugs, False)
+    """Both variants as `cartiera build` publishes them, from one generation of the pages,
+    built side by side (two MkDocs processes); then the offline one's zip, in
+    build/downloads/ and offered by the served one. Returns the served site's folder."""
+    slugs = [g.slug for g in _prepare(project, True, warn, offer_zip=True)]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        offline, served = (pool.submit(_mkdocs, project, slugs, v) for v in (True, False))
+        offline_zip(project, offline.result(), offline_zip_path(project))
+        offer_offline_zip(project, served.result())
+    return served.result()
 
 
 def _prepare(
-    project: Project, with_images: bool, offline: bool, warn: Callable[[str], None] | None
+    project: Project,
+    with_images: bool,
+    warn: Callable[[str], None] | None,
+    offer_zip: bool | None = None,
 ) -> list[GameInfo]:
     message = missing_site_url_note(project)
     if message and warn:
         warn(message)
-    games = _generate(project, with_images, offline, warn)
+    games = _generate(project, with_images, warn, offer_zip)
     missing = [a for g in games for a in artifacts(g.slug) if not a.file(project).exists()]
     if missing and warn:
         warn(
@@ -548,22 +566,11 @@ def _mkdocs(project: Project, slugs: list[str], offline: bool) -> Path:
     return project.build_dir / ("site-offline" if offline else "site")
 
 
-# Files that are compressed already: stored as they are, deflating them again only costs time.
-STORED = frozenset({".png", ".jpg", ".jpeg", ".pdf", ".zip", ".gz", ".woff", ".woff2"})
-
-
 def offline_zip(project: Project, folder: Path, target: Path) -> Path:
     """The offline site as one zip whose bytes depend only on its files."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as archive:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            name = f"cartiera-offline/{path.relative_to(folder).as_posix()}"
-            info = zipfile.ZipInfo(name, (2026, 1, 1, 0, 0, 0))
-            stored = path.suffix.lower() in STORED
-            info.compress_type = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, path.read_bytes())
-    atomic_write(target, out.getvalue())
+    files = (p for p in folder.rglob("*") if p.is_file())
+    entries = [(f"cartiera-offline/{p.relative_to(folder).as_posix()}", p) for p in files]
+    atomic_write(target, zip_bytes(entries))
     return target
 
 

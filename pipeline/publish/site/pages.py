@@ -18,7 +18,7 @@ import sys
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -29,7 +29,7 @@ from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 
-from pipeline.common.lock import holding_lock
+from pipeline.common.lock import die_with_parent, holding_lock
 from pipeline.common.output import FIXED_DATE, atomic_write, zip_bytes
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
@@ -142,8 +142,15 @@ def _generate(
         slugs = game_slugs(engine)
         games = [read_game(engine, slug) for slug in slugs]
         index = json.dumps(browser_index(engine), ensure_ascii=False, sort_keys=True)
-    for game in games:
-        _game_pages(project, env, game, with_images, warn)
+    # The pictures and boards (PDFium, PNG and games played by the engines: seconds) are
+    # made in two other processes while this one writes the pages, a game at a time.
+    with ProcessPoolExecutor(
+        max_workers=2, initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
+        biggest_first = sorted(games, key=lambda game: -len(game.cards))
+        media = {g.slug: pool.submit(_media, project, g, with_images) for g in biggest_first}
+        for game in games:
+            _game_pages(project, env, game, media[game.slug].result(), warn)
     offered = offline_zip_path(project).exists() if offer_zip is None else offer_zip
     _write(docs / "index.md", _home_page(env, games, offered))
     if offered:  # what the link names while the site is built (see offer_offline_zip)
@@ -231,14 +238,34 @@ def _check_front_matter(path: Path, text: str) -> None:
         )
 
 
+def _game_dir(project: Project, game: GameInfo) -> Path:
+    return site_dir(project) / "giochi" / game.slug
+
+
+@dataclass(frozen=True)
+class Media:
+    """What a game's pages show that takes seconds to make."""
+
+    pictures: tuple[dict[str, str], tuple[int, int]]  # card_images, or none
+    boards: dict[str, str]  # each worked example's board, by example code
+    sample: str | None  # the page of sample games (partita.md), for a game with an engine
+
+
+def _media(project: Project, game: GameInfo, with_images: bool) -> Media:
+    folder = _game_dir(project, game)
+    pictures = card_images(project, game, folder / "img") if with_images else ({}, (0, 0))
+    boards = board.example_boards(project, game, [e.code for e in game.examples], folder)
+    return Media(pictures, boards, board.sample_page(project, game, folder))
+
+
 def _game_pages(
     project: Project,
     env: Any,
     game: GameInfo,
-    with_images: bool,
+    media: Media,
     warn: Callable[[str], None] | None,
 ) -> None:
-    folder = site_dir(project) / "giochi" / game.slug
+    folder = _game_dir(project, game)
     refs = clause_refs(game)
     anchors = anchors_of(game.sections)
     questions = {r.code: r.question for r in game.rulings}
@@ -292,10 +319,9 @@ def _game_pages(
     for example in examples:
         for ref in example["refs"][:1]:
             examples_by_clause[ref.anchor].append(example)
-    images, size = card_images(project, game, folder / "img") if with_images else ({}, (0, 0))
-    boards = board.example_boards(project, game, [e["code"] for e in examples], folder)
+    images, size = media.pictures
     for example in examples:  # each worked example's board after its narration
-        example["narration"] += Markup("\n\n" + boards.get(example["code"], ""))
+        example["narration"] += Markup("\n\n" + media.boards.get(example["code"], ""))
     decks = []
     for deck in game.decks:
         view = deck_view(game, deck)
@@ -355,9 +381,8 @@ def _game_pages(
     }
     if examples:
         pages["esempi.md"] = ("site/examples.md.j2", {"examples": examples})
-    sample = board.sample_page(project, game, folder)
-    if sample is not None:
-        _write(folder / "partita.md", sample)
+    if media.sample is not None:
+        _write(folder / "partita.md", media.sample)
     if balance is not None:
         pages["bilanciamento.md"] = ("site/balance.md.j2", {"balance": balance})
     for name, (template, context) in pages.items():

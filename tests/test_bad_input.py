@@ -113,3 +113,67 @@ def test_bad_value_is_one_clear_error(
     assert needle in flat, message
     if code == 1:  # our own errors: one line, with what to do about it
         assert len([line for line in message.splitlines() if "error" in line]) == 1, message
+
+
+# A designer's template with a mistake: where it is, in one line, whichever process rendered
+# it (`faces` renders here; `build` and `site` in worker processes).
+BROKEN_TEMPLATES = {
+    "syntax": ("{% if %}", "Jinja2 template syntax error: Expected an expression"),
+    "render": ("{{ card.name.missing.deeper }}", "'str object' has no attribute 'missing'"),
+}
+
+
+@pytest.mark.parametrize("broken", list(BROKEN_TEMPLATES))
+def test_a_broken_template_is_one_line_at_its_file_and_line(
+    built: Path, tmp_path: Path, broken: str
+) -> None:
+    from conftest import invoke
+
+    replacement, needle = BROKEN_TEMPLATES[broken]
+    template = built / "templates/cards/mazzo/front.html.j2"
+    lines = template.read_text("utf-8").splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "{{ card.name }}" in line)
+    lines[at] = lines[at].replace("{{ card.name }}", replacement, 1)
+    template.write_text("".join(lines), encoding="utf-8")
+    run = invoke(built, "faces", "mazzo", "--out", str(tmp_path / "facce.pdf"))
+    assert run.exit_code == 1, run.stderr
+    assert run.stderr.strip() == run.stderr.strip().splitlines()[0]  # one line
+    assert run.stderr.startswith(f"templates/cards/mazzo/front.html.j2:{at + 1}: error: ")
+    assert needle in run.stderr and "(fix: correct the template at that line)" in run.stderr
+    assert not (tmp_path / "facce.pdf").exists()
+
+
+def _render_in_a_worker(folder: str) -> str:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(folder))
+    return env.get_template("face.html.j2").render(card={"name": "Spia"})
+
+
+def test_a_template_error_from_a_worker_process_keeps_its_place(tmp_path: Path) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from pipeline.cli.app import _template_failure
+
+    (tmp_path / "face.html.j2").write_text("<p>\n{{ card.name.upper().x.y }}\n</p>\n", "utf-8")
+    with ProcessPoolExecutor(max_workers=1) as pool, pytest.raises(Exception) as raised:
+        pool.submit(_render_in_a_worker, str(tmp_path)).result()
+    problem = _template_failure(raised.value, tmp_path)
+    assert problem is not None and (problem.file, problem.line) == ("face.html.j2", 2)
+    assert problem.message == "Jinja2 template error: 'str object' has no attribute 'x'"
+    assert _template_failure(ValueError("no template"), tmp_path) is None
+
+
+def test_a_data_error_raised_in_a_worker_process_reaches_the_command_whole() -> None:
+    """Build steps and the site's pictures run in worker processes, which hand their errors
+    back pickled: a SourceError must come back as the same problems, not fail to unpickle."""
+    import pickle
+
+    from pipeline.common.problems import Problem, SourceError, SourceErrors
+
+    one = SourceError(Problem("error", "x", file="games/a/cards.yaml", line=3, hint="h"))
+    many = SourceErrors([Problem("error", "x"), Problem("error", "y", card="a/b")])
+    for error in (one, many):
+        again = pickle.loads(pickle.dumps(error))
+        assert type(again) is type(error) and again.problems == error.problems
+        assert str(again) == str(error)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import re
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from enum import StrEnum
 from importlib.metadata import PackageNotFoundError, version
@@ -16,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from pipeline.common.problems import Problem, SourceError
-from pipeline.common.project import DB_ENV, Project, open_project
+from pipeline.common.project import DB_ENV, Project, find_root, open_project
 from pipeline.common.words import plural
 
 from .vocab import BadValue, CartieraTyper, QueryCommand, error_line, usage_error
@@ -102,6 +105,10 @@ def fails_cleanly(func: F) -> F:
             typer.echo(error_line(where, exc.strerror or str(exc)), err=True)
             raise typer.Exit(1) from None
         except Exception as exc:
+            template = _template_failure(exc, _root(kwargs.get("ctx")))
+            if template is not None:
+                typer.echo(_problem_line(template, command), err=True)
+                raise typer.Exit(1) from None
             if not _database_failure(exc):
                 raise
             # Opening checks the database (connection.schema_problem); this is the file
@@ -117,6 +124,45 @@ def _problem_line(problem: Problem, command: str) -> str:
     """A data error as every error is printed: one in no file names the command."""
     line = problem.one_line()
     return command + line.removeprefix("cartiera") if problem.where() == "cartiera" else line
+
+
+def _root(ctx: typer.Context | None) -> Path:
+    """The project's folder, for naming its files as every error line does."""
+    given = ((ctx.find_root().obj or {}) if ctx is not None else {}).get("project")
+    return Path(given) if given else (find_root(Path.cwd()) or Path.cwd())
+
+
+def _template_failure(exc: Exception, root: Path) -> Problem | None:
+    """A Jinja2 error in a template (a card face, the rulebook, the site: the designer's
+    files under templates/) as a problem at its file and line, or None for another error.
+    A syntax error knows where it is; an error while rendering is placed at the deepest
+    template frame of its traceback."""
+    errors = sys.modules.get("jinja2.exceptions")  # loaded only by a command that renders
+    if errors is None or not isinstance(exc, errors.TemplateError):
+        return None
+    file, line = getattr(exc, "filename", None), getattr(exc, "lineno", None)
+    if file is None:
+        frames = [
+            (frame.f_code.co_filename, number)
+            for frame, number in traceback.walk_tb(exc.__traceback__)
+            if frame.f_code.co_filename.endswith(".j2")
+        ]
+        # from a worker process, the traceback comes as text (concurrent.futures)
+        remote = re.findall(r'File "([^"]+\.j2)", line (\d+)', str(exc.__cause__ or ""))
+        frames += [(name, int(number)) for name, number in remote]
+        file, line = frames[-1] if frames else (None, None)
+    if file is not None:
+        with contextlib.suppress(ValueError):
+            file = Path(file).resolve().relative_to(root.resolve()).as_posix()
+    detail = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    kind = "syntax error" if isinstance(exc, errors.TemplateSyntaxError) else "error"
+    return Problem(
+        "error",
+        f"Jinja2 template {kind}: {detail}",
+        file=file,
+        line=line,
+        hint="correct the template" + (" at that line" if line else ""),
+    )
 
 
 def _database_failure(exc: Exception) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Severity = Literal["error", "warning"]
 
@@ -58,6 +58,10 @@ class SourceError(Exception):
         self.problem = problem
         self.problems = [problem]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its problem: raised in a worker process, it reaches the command whole."""
+        return (type(self), (self.problem,))
+
 
 class SourceErrors(SourceError):
     """Several problems found at once (every bad row of a spreadsheet); the CLI prints each."""
@@ -65,6 +69,9 @@ class SourceErrors(SourceError):
     def __init__(self, problems: Sequence[Problem]):
         super().__init__(problems[0])
         self.problems = list(problems)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.problems,))
 
 
 def count(problems: Iterable[Problem]) -> tuple[int, int]:

@@ -435,6 +435,6 @@ def test_charts_are_the_same_bytes_for_the_same_figures() -> None:
     counts = FigureTable("durata", "Durata", ("Turni", "Partite"), ((30, 4), (31, 9)), "histogram")
     for table in (bars, counts):
         assert chartable(table)
-        assert chart_svg(table, 2) == chart_svg(table, 2)
-        assert b"<dc:date>" not in chart_svg(table, 2)
+        assert chart_svg(table, 0.5) == chart_svg(table, 0.5)
+        assert b"<dc:date>" not in chart_svg(table, 0.5)
     assert not chartable(FigureTable("x", "X", ("a", "b"), (("a", "b"),), "bars"))

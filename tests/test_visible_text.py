@@ -271,7 +271,7 @@ def test_charts_tick_whole_games_with_decimal_commas_and_phone_sized_text() -> N
     from pipeline.publish.site.balance import WIDTH, chart_svg
 
     lengths = tuple((turns, 3 + turns % 4) for turns in range(4, 19))
-    svg = chart_svg(FigureTable("durata", "Durata", ("Turni", "Partite"), lengths, "histogram"), 3)
+    svg = chart_svg(FigureTable("durata", "Durata", ("Turni", "Partite"), lengths, "histogram"))
     ticks = [t for t in _svg_texts(svg) if re.fullmatch(r"[\d.,−-]+", t)]
     assert ticks and all(re.fullmatch(r"\d+", t) for t in ticks), ticks  # no 2.5, no 7.5
     text = svg.decode()
@@ -293,7 +293,7 @@ def test_bar_charts_draw_rates_to_scale_with_every_label_whole_and_inside() -> N
 
     long = "chi ha il Mazziere nella mano iniziale della partita"
     rows = (("Posto 1", rate(0.25)), (long, rate(0.5)))
-    svg = chart_svg(FigureTable("x", "Vittorie", ("Chi", "Vittorie"), rows, "bars"), 2).decode()
+    svg = chart_svg(FigureTable("x", "Vittorie", ("Chi", "Vittorie"), rows, "bars"), 0.5).decode()
     bars = [
         (float(x), float(w))
         for x, w in re.findall(r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"', svg)
@@ -308,6 +308,41 @@ def test_bar_charts_draw_rates_to_scale_with_every_label_whole_and_inside() -> N
         start = float(x) - {"end": extent, "middle": extent / 2, "start": 0.0}[anchor]
         assert start >= 0 and start + extent <= width, text
     assert long in " ".join(text for _, _, text in texts)  # on two lines, every word
+
+
+def test_the_red_line_stands_where_the_page_puts_parity() -> None:
+    """The page marks a win rate above or below the report's parity (below 1 in the number
+    of players when games can end even); the charts draw their red line there, and none on
+    bars that are not win rates."""
+    from pipeline.publish.site.balance import chart_svg, charts
+
+    def rate(value: float) -> dict[str, float]:
+        return {"rate": value, "low": value - 0.05, "high": value + 0.05, "n": 200}
+
+    own = [
+        {"key": "primo", "title": "Primo", "columns": ["chi", "vittorie"], "chart": "bars",
+         "rows": [["chi attacca", rate(0.5)], ["chi difende", rate(0.3)]]},
+        {"key": "modi", "title": "Modi", "columns": ["modo", "quota"], "chart": "bars",
+         "rows": [["bottino", rate(0.8)], ["pari", rate(0.2)]]},
+    ]  # fmt: skip
+    simulation = {
+        "seats": [rate(0.45), rate(0.35)], "teams": {}, "how": {"bottino": 160, "pari": 40},
+        "turns": {"histogram": {"15": 44, "16": 156}}, "tables": own,
+    }  # fmt: skip
+    data = {"report": {"counts": [{"players": 2, "parity": 0.4, "simulation": simulation}]}}
+    lines = {table.key: line for _, table, line in charts(data)}
+    assert lines == {"posti": 0.4, "primo": 0.4, "modi": None, "finali": None, "durata": None}
+    for _, table, line in charts(data):
+        if table.chart != "bars":
+            continue
+        svg = chart_svg(table, line).decode()
+        dashed = re.findall(r'<line x1="([\d.]+)"[^>]*stroke-dasharray', svg)
+        if line is None:
+            assert not dashed and "in rosso" not in svg
+            continue
+        ends = {t: float(x) for x, t in re.findall(r'<text x="([\d.]+)"[^>]*>(0|100)</text>', svg)}
+        at = (float(dashed[0]) - ends["0"]) / (ends["100"] - ends["0"])
+        assert at == pytest.approx(0.4, abs=0.002) and "in rosso la parità" in svg
 
 
 def test_generic_figures_give_way_to_the_games_own_and_read_as_words() -> None:

@@ -164,7 +164,7 @@ def ensure_balance(project: Project, slug: str) -> dict[str, Any] | str:
         atomic_write(stored, json.dumps({"stamp": wanted, "error": error}).encode())
         return error
     data = {"stamp": wanted, **data}
-    files = {name: chart_svg(table, players) for name, table, players in charts(data)}
+    files = {name: chart_svg(table, line) for name, table, line in charts(data)}
     files["figures.json"] = json.dumps(data, ensure_ascii=False, indent=1).encode()
     for old in folder.glob("*.svg"):  # the charts of another run
         if old.name not in files:
@@ -285,15 +285,33 @@ def count_tables(count: Mapping[str, Any]) -> list[FigureTable]:
     return figure_tables(result)
 
 
-def charts(data: Mapping[str, Any]) -> list[tuple[str, FigureTable, int]]:
-    """Every chart of a report: its file name, its table, the player count."""
+def charts(data: Mapping[str, Any]) -> list[tuple[str, FigureTable, float | None]]:
+    """Every chart of a report: its file name, its table, where its red line stands."""
     found = []
     for count in data["report"]["counts"]:
         players = int(count["players"])
+        parity = float(count.get("parity") or 1 / players)
         for index, table in enumerate(count_tables(count)):
             if chartable(table):
-                found.append((f"{players}-{index:02d}-{table.key}.svg", table, players))
+                name = f"{players}-{index:02d}-{table.key}.svg"
+                found.append((name, table, parity_line(table, parity)))
     return found
+
+
+def parity_line(table: FigureTable, parity: float) -> float | None:
+    """Where a bar chart's red line stands, as a share, or None for bars that are not win
+    rates (how games end). Seats, and the games' own win-rate columns, have the report's
+    parity, against which the page marks them: the average seat's share of the wins, below
+    1 in the number of players where games can end with no winner. Teams have the average
+    team's share."""
+    from pipeline.play.balance import WIN_COLUMN
+
+    if table.chart != "bars":
+        return None
+    column = next(i for i, cell in enumerate(table.rows[0]) if is_rate(cell))
+    if table.key == "squadre":
+        return sum(row[column]["rate"] for row in table.rows) / len(table.rows)
+    return parity if str(table.columns[column]).casefold() == WIN_COLUMN else None
 
 
 def _shared_dir(project: Project, wanted: str) -> Path:
@@ -373,9 +391,9 @@ def chartable(table: FigureTable) -> bool:
     return any(isinstance(cell, (int, float)) for cell in first[1:])
 
 
-def chart_svg(table: FigureTable, players: int) -> bytes:
-    """The table as a static SVG chart; the same figures give the same bytes. A red line
-    marks an even share: 1 in `players` (1 in the number of teams for team tables)."""
+def chart_svg(table: FigureTable, parity: float | None = None) -> bytes:
+    """The table as a static SVG chart; the same figures give the same bytes. A bar chart
+    draws a dashed red line at `parity` (a share; parity_line), or none."""
     title = str(table.title)
     if table.chart == "histogram":
         column = next(
@@ -393,8 +411,10 @@ def chart_svg(table: FigureTable, players: int) -> bytes:
         (row[column]["rate"] * 100, row[column]["low"] * 100, row[column]["high"] * 100)
         for row in table.rows
     ]
-    even = 100 / (len(table.rows) if table.key == "squadre" else players)
-    axis = [f"{_header(table.columns[column])} (%), intervallo al 95%;", "in rosso la parità"]
+    axis = [f"{_header(table.columns[column])} (%), intervallo al 95%"]
+    if parity is not None:
+        axis = [axis[0] + ";", "in rosso la parità"]
+    even = None if parity is None else parity * 100
     return draw.bars([str(row[0]) for row in table.rows], rates, axis, even, title)
 
 

@@ -122,11 +122,11 @@ def bars(
     labels: Sequence[str],
     rates: Sequence[tuple[float, float, float]],
     axis: Sequence[str],
-    even: float,
+    even: float | None,
     title: str,
 ) -> bytes:
     """One horizontal bar per label: (rate, low, high) in percent, the interval as whiskers,
-    a dashed red line at `even` percent; `axis`: the lines under the 0-100 axis."""
+    a dashed red line at `even` percent (or none); `axis`: the lines under the 0-100 axis."""
     full = WIDTH * 72
     room = full * 0.45  # the labels' most; the bars keep the rest
     lines = [wrap(label, room) for label in labels]
@@ -151,7 +151,8 @@ def bars(
         first = middle + FONT * 0.35 - LINE * (len(label) - 1) / 2
         for number_, line in enumerate(label):
             canvas.text(left - TICK - 3, first + LINE * number_, line, anchor="end")
-    canvas.line(x(even), top, x(even), bottom, PARITY, dash=True)
+    if even is not None:
+        canvas.line(x(even), top, x(even), bottom, PARITY, dash=True)
     canvas.line(left, top, left, bottom)
     canvas.line(left, bottom, right, bottom)
     for value in range(0, 101, 20):

@@ -290,7 +290,7 @@ def charts(data: Mapping[str, Any]) -> list[tuple[str, FigureTable, float | None
     found = []
     for count in data["report"]["counts"]:
         players = int(count["players"])
-        parity = float(count.get("parity") or 1 / players)
+        parity = float(count.get("parity", 1 / players))  # (a report file without it)
         for index, table in enumerate(count_tables(count)):
             if chartable(table):
                 name = f"{players}-{index:02d}-{table.key}.svg"

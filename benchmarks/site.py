@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from first_run import copy_checkout  # the checkout's tracked files, as a clone has them
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,14 +30,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
-        project = Path(scratch) / "project"
-        listed = subprocess.run(
-            ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
-        ).stdout.decode()
-        for name in filter(None, listed.split("\0")):
-            if (ROOT / name).is_file():
-                (project / name).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(ROOT / name, project / name)
+        project = copy_checkout(Path(scratch) / "project")
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
         print("building the copy once (a cold `cartiera build`)...", flush=True)
         subprocess.run(

@@ -45,7 +45,7 @@ def nice_step(span: float, most: int, integer: bool) -> float:
     for factor in (1, 2, 2.5, 5, 10):
         step = factor * power
         if step >= raw and (not integer or step == int(step)):
-            return max(step, 1.0) if integer else step
+            return step
     return 10 * power
 
 

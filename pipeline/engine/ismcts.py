@@ -10,15 +10,28 @@ UCB1 counts the iterations in which its action was legal (its availability), not
 parent's visits, because an action is not legal in every world. Any number of players: a
 node keeps every player's reward sum, and the player to move picks by their own.
 
+The root is where the budget goes. A whole game decides a rollout's return, so one
+rollout says little about the move that started it: the luck of the draws after it
+outweighs most differences between moves. So the root's moves are compared on the same
+worlds (common random numbers): each determinized copy is tried with every move still in
+the running, and the policy and chance after each move start from the same seed, so what
+the draws do to all of them cancels out of the comparison. The moves leave by sequential
+halving (Karnin, Koren and Somekh, 2013): about log2(moves) rounds share the budget, and
+after each the worse half by mean return leaves.
+
 The policy. Random moves make a poor judge of a position, and a tree that lets the
 opponents search sees the deciding player's real hand in every copy. So the search can be
 given one of the game's own agents as its policy (by default the one its plugin names,
 ``GamePlugin.rollout``), which does three things: it plays the rollouts; it plays the
 other players' moves inside the tree (an opponent model that reads only what its player
-sees); and it is a prior on the deciding player's own moves there, tried first and favoured
-by a bonus that fades with visits (progressive bias), so a small budget plays about as the
-agent does and a larger one improves on it. Without a policy it is the plain ISMCTS, with
-uniform random moves wherever it does not search.
+sees); and it is the incumbent of the decision. Its move never leaves the running, and
+another replaces it only when it does better on the same worlds by more than chance
+would explain (its mean paired difference above SIGNIFICANCE standard errors); with a
+budget too small to try every move on two worlds, the search plays the policy's move. So
+the search plays at least about as well as its policy, and more budget can only improve
+on it. Below the root the deciding player's later moves start as the policy's, and a node
+lets in more of them as its visits grow (progressive unpruning). Without a policy it is
+the plain ISMCTS with that root, with uniform random moves wherever it does not search.
 
 Nothing here knows a game: only the State protocol of ``core`` and the Agent protocol.
 Deterministic for a seed when the budget is in iterations; a budget in seconds stops on the
@@ -38,6 +51,8 @@ from .plugin import Agent
 
 EXPLORATION = 0.7  # UCB1's constant on returns scaled to [0, 1], as Cowling et al. use
 PRIOR = 1.0  # the policy's bonus in UCB1 before its first visit: a return's full range
+SIGNIFICANCE = 1.0  # z a move needs over the policy's on the same worlds to replace it
+WIDEN = 16  # visits below the root before a node lets in a second move besides the policy's
 DEFAULT_ITERATIONS = 200
 
 RolloutFactory = Callable[[int], Agent]  # seed -> the search's policy (see above)
@@ -95,22 +110,25 @@ def parse_spec(name: str) -> SearchSpec:
 class Node:
     """What the tree knows of one action sequence from the root: how often it was visited,
     how often its last action was legal when its parent was reached, each player's summed
-    return, and its children by action."""
+    return, its children by action, and (for the root's children) the deciding player's
+    return on each world, in order, for the paired comparison with the policy's move."""
 
-    __slots__ = ("available", "children", "rewards", "visits")
+    __slots__ = ("available", "children", "returns", "rewards", "visits")
 
     def __init__(self, players: int):
         self.visits = 0
         self.available = 0
         self.rewards = [0.0] * players
         self.children: dict[Action, Node] = {}
+        self.returns: list[float] = []
 
 
 class SearchAgent:
-    """ISMCTS over the engine's own rules. `rollout` makes the policy (one of the game's own
-    agents) the search plays with where it does not search: it ends each simulated game,
-    plays the other players' moves inside the tree, and is the prior of the deciding
-    player's own moves there. None: uniform random everywhere, the plain ISMCTS."""
+    """ISMCTS over the engine's own rules, with the root decided by sequential halving on
+    paired worlds. `rollout` makes the policy (one of the game's own agents) the search
+    plays with where it does not search: it ends each simulated game, plays the other
+    players' moves inside the tree, and is the incumbent of the deciding player's choice
+    and the first move tried below the root. None: uniform random moves everywhere."""
 
     name = "search"
 
@@ -122,6 +140,7 @@ class SearchAgent:
     ):
         self.rng = random.Random(seed)
         self.budget = budget or Budget()
+        self.make_policy = rollout
         self.policy = rollout(self.rng.getrandbits(32)) if rollout is not None else None
         self.iterations = 0  # summed over the agent's decisions, for the cost per decision
         self.searches = 0
@@ -130,41 +149,93 @@ class SearchAgent:
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]  # a forced move costs no search
-        me = state.current_player()
-        # what the policy would play here: when the budget is no larger than the number of
-        # actions, every tried action has one visit, and then the policy's choice stands
         hint = self.policy.act(state) if self.policy is not None else None
-        children = self.search(state).children
-        tried = [a for a in actions if a in children]
-        if not tried:
-            return choose(self.rng, actions)
-        # the most visited; among equals (a small budget), the policy's, then the best mean
-        return max(tried, key=lambda a: (children[a].visits, a == hint, children[a].rewards[me]))
+        root = self.search(state, hint)
+        return self.decide(root, state.current_player(), hint, actions)
 
-    def search(self, state: State) -> Node:
-        """The tree grown from `state` for its player within the budget."""
+    def decide(self, root: Node, me: int, hint: Action | None, actions: list[Action]) -> Action:
+        """The finalist of best mean return; the policy's move unless one beats it on the
+        same worlds by more than chance would (a z of SIGNIFICANCE on the paired
+        differences), so a search never plays worse than its policy for want of budget."""
+        finalists = [a for a, child in root.children.items() if child.visits == root.visits]
+        if not finalists:  # nothing searched: the budget was too small for this decision
+            return hint if hint is not None else choose(self.rng, actions)
+        best = max(finalists, key=lambda a: root.children[a].rewards[me])
+        if hint is None or best == hint or hint not in root.children:
+            return best
+        ours, theirs = root.children[best].returns, root.children[hint].returns
+        differences = [b - h for b, h in zip(ours, theirs, strict=True)]
+        if len(differences) < 3:
+            return hint
+        mean = sum(differences) / len(differences)
+        spread = sum((d - mean) ** 2 for d in differences) / max(len(differences) - 1, 1)
+        return best if mean > SIGNIFICANCE * math.sqrt(spread / len(differences)) else hint
+
+    def search(self, state: State, hint: Action | None = None) -> Node:
+        """The tree grown from `state` for its player within the budget: its root's moves
+        compared on the same worlds and halved round by round (see the module's notes);
+        `hint`, the policy's move, stays in the running to the end."""
         me = state.current_player()
         root = Node(state.num_players)
-        stop = time.perf_counter() + self.budget.seconds if self.budget.seconds else None
-        done = 0
-        while done < self.budget.iterations if stop is None else time.perf_counter() < stop:
-            self._iterate(root, state.determinize(me, self.rng.getrandbits(32)), me)
-            done += 1
-        self.iterations += done
+        actions = state.legal_actions()
+        running = [a for a in actions if a != hint]
+        self.rng.shuffle(running)
+        iterations = self.budget.iterations
+        if hint is not None:
+            running.insert(0, hint)
+            if self.budget.seconds is None and iterations < 2 * len(actions):
+                return root  # too few to compare every move on two worlds: the policy's
+        elif self.budget.seconds is None:
+            running = running[: max(1, iterations)]
+        rounds = max(1, math.ceil(math.log2(len(running))))
+        clock = time.perf_counter
+        deadline = clock() + self.budget.seconds if self.budget.seconds else None
+        used = 0
+        for left in range(rounds, 0, -1):
+            if left < rounds:  # the worse half leaves, if the budget can try the rest again
+                ranked = sorted(running, key=lambda a: -root.children[a].rewards[me])
+                kept = ranked[: math.ceil(len(running) / 2)]
+                if hint is not None and hint not in kept:
+                    kept.append(hint)
+                if deadline is None and iterations - used < len(kept):
+                    break
+                running = kept
+            if deadline is None:
+                worlds = max(1, (iterations - used) // (left * len(running)))
+                round_ends = None
+            else:
+                worlds, round_ends = 1_000_000, clock() + (deadline - clock()) / left
+            for _ in range(worlds):
+                seed = self.rng.getrandbits(32)
+                world = state.determinize(me, seed)
+                for action in running:
+                    self._iterate(root, world.clone(), me, action, seed)
+                root.visits += 1
+                used += len(running)
+                if round_ends is not None and clock() >= round_ends:
+                    break
+        self.iterations += used
         self.searches += 1
         return root
 
-    def _iterate(self, root: Node, world: State, me: int) -> None:
-        """One iteration on one determinized copy: select, expand one node, play out, back up.
+    def _iterate(self, root: Node, world: State, me: int, first: Action, seed: int) -> None:
+        """One iteration on one determinized copy: `first` at the root, then select, expand
+        one node, play out, back up. The policy (or, without one, the random moves of the
+        play-out) starts afresh from `seed`, so the moves compared on one world meet the
+        same luck after them.
 
         With a policy, another player's move in the tree is the policy's, not UCB1's: in a
         single-observer tree an opponent who searched would choose knowing the deciding
         player's real hand (it is the same in every copy), so it would always call a bluff
         and the search would learn never to bluff. The policy reads only what its player
         sees, so it keeps the opponents honest."""
-        path = [root]
-        node = root
-        policy = self.policy
+        policy = self.make_policy(seed) if self.make_policy is not None else None
+        node = root.children.get(first)
+        if node is None:
+            node = root.children[first] = Node(world.num_players)
+        node.available += 1
+        world.apply(first)
+        path = [node]
         while not world.is_terminal():
             actions = world.legal_actions()
             player = world.current_player()
@@ -176,13 +247,10 @@ class SearchAgent:
             hint = None
             if policy is not None:
                 hint = actions[0] if len(actions) == 1 else policy.act(world)
-            fresh = [a for a in actions if a not in children]
             if hint is not None and player != me:
                 action = hint
-            elif fresh:  # the policy's choice is tried first, then the others at random
-                action = hint if hint in fresh else choose(self.rng, fresh)
             else:
-                action = self._select(children, actions, player, hint)
+                action = self._pick(node, actions, player, hint)
             child = children.get(action)
             expanded = child is None
             if child is None:
@@ -193,13 +261,30 @@ class SearchAgent:
             path.append(node)
             if expanded:
                 break
-        self._play_out(world)
+        self._play_out(world, policy, seed)
         returns = world.returns()
+        path[0].returns.append(returns[me])
         for visited in path:
             visited.visits += 1
             sums = visited.rewards
             for p, value in enumerate(returns):
                 sums[p] += value
+
+    def _pick(self, node: Node, actions: list[Action], player: int, hint: Action | None) -> Action:
+        """A move below the root. With a policy, the node widens slowly (progressive
+        unpruning): its first child is the policy's move, and one more is let in as the
+        node's visits reach WIDEN, 4 * WIDEN, 9 * WIDEN ...; without one, every move is
+        tried once first. Then UCB1 among those let in."""
+        children = node.children
+        present = [a for a in actions if a in children]
+        room = 1 + math.isqrt(node.visits // WIDEN) if hint is not None else len(actions)
+        if len(present) < room:
+            if hint is not None and hint not in children:
+                return hint
+            fresh = [a for a in actions if a not in children]
+            if fresh:
+                return choose(self.rng, fresh)
+        return self._select(children, present, player, hint)
 
     def _select(
         self, children: dict[Action, Node], actions: list[Action], player: int, hint: Action | None
@@ -219,8 +304,8 @@ class SearchAgent:
                 best, best_score = a, score
         return best
 
-    def _play_out(self, world: State) -> None:
-        rng, policy = self.rng, self.policy
+    def _play_out(self, world: State, policy: Agent | None, seed: int) -> None:
+        rng = random.Random(seed) if policy is None else self.rng
         while not world.is_terminal():
             if policy is None:
                 world.apply(choose(rng, world.legal_actions()))

@@ -207,7 +207,7 @@ class SearchAgent:
                 worlds, round_ends = 1_000_000, clock() + (deadline - clock()) / left
             for _ in range(worlds):
                 seed = self.rng.getrandbits(32)
-                world = state.determinize(me, seed)
+                world = self.world(state, me, seed)
                 for action in running:
                     self._iterate(root, world.clone(), me, action, seed)
                 root.visits += 1
@@ -217,6 +217,12 @@ class SearchAgent:
         self.iterations += used
         self.searches += 1
         return root
+
+    def world(self, state: State, me: int, seed: int) -> State:
+        """One of the worlds `me` cannot tell from the real one: a copy of `state` with the
+        hidden things drawn again (benchmarks/search_agent.py's clairvoyant search, which
+        sees the real one, is the measure of what hidden things cost)."""
+        return state.determinize(me, seed)
 
     def _iterate(self, root: Node, world: State, me: int, first: Action, seed: int) -> None:
         """One iteration on one determinized copy: `first` at the root, then select, expand

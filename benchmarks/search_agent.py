@@ -137,7 +137,7 @@ def matches(project: Any, args: argparse.Namespace) -> list[Match]:
         if args.only and slug != args.only:
             continue
         seats, _ = engine_input(project, slug)
-        fewest = max(2, seats.min)
+        fewest = args.players or max(2, seats.min)
         plans = []
         if args.against in (None, "best") and not args.clairvoyant:
             plans.append((BEST[slug], fewest, best))
@@ -172,7 +172,9 @@ def main() -> None:
     parser.add_argument(
         "--against", choices=("random", "best"), help="one opponent only (default: both)"
     )
-    parser.add_argument("--players", type=int, help="one player count only")
+    parser.add_argument(
+        "--players", type=int, help="one player count only (the best agent's match too)"
+    )
     parser.add_argument("--games", type=int, help="games per match (default: the plan's)")
     parser.add_argument("--budget", type=int, help="iterations (default: the plan's)")
     parser.add_argument("--policy", help="the search's policy agent (default: the plugin's)")

@@ -28,10 +28,12 @@ sees); and it is the incumbent of the decision. Its move never leaves the runnin
 another replaces it only when it does better on the same worlds by more than chance
 would explain (its mean paired difference above SIGNIFICANCE standard errors); with a
 budget too small to try every move on two worlds, the search plays the policy's move. So
-the search plays at least about as well as its policy, and more budget can only improve
-on it. Below the root the deciding player's later moves start as the policy's, and a node
-lets in more of them as its visits grow (progressive unpruning). Without a policy it is
-the plain ISMCTS with that root, with uniform random moves wherever it does not search.
+a small budget plays as the policy does, and a larger one departs from it only on evidence
+(which is only as good as the worlds drawn: at three or more seats of BLDNG the evidence
+misleads, see the README). Below the root the deciding player's later moves start as the
+policy's, and a node lets in more of them as its visits grow (progressive unpruning).
+Without a policy it is the plain ISMCTS with that root, with uniform random moves wherever
+it does not search.
 
 Nothing here knows a game: only the State protocol of ``core`` and the Agent protocol.
 Deterministic for a seed when the budget is in iterations; a budget in seconds stops on the
@@ -156,7 +158,7 @@ class SearchAgent:
     def decide(self, root: Node, me: int, hint: Action | None, actions: list[Action]) -> Action:
         """The finalist of best mean return; the policy's move unless one beats it on the
         same worlds by more than chance would (a z of SIGNIFICANCE on the paired
-        differences), so a search never plays worse than its policy for want of budget."""
+        differences), so noise alone seldom replaces the policy's move."""
         finalists = [a for a, child in root.children.items() if child.visits == root.visits]
         if not finalists:  # nothing searched: the budget was too small for this decision
             return hint if hint is not None else choose(self.rng, actions)

@@ -313,12 +313,13 @@ class SearchAgent:
         return best
 
     def _play_out(self, world: State, policy: Agent | None, seed: int) -> None:
-        rng = random.Random(seed) if policy is None else self.rng
-        while not world.is_terminal():
-            if policy is None:
-                world.apply(choose(rng, world.legal_actions()))
-            else:
+        if policy is not None:
+            while not world.is_terminal():
                 world.apply(policy.act(world))
+            return
+        rng = random.Random(seed)
+        while not world.is_terminal():
+            world.apply(choose(rng, world.legal_actions()))
 
     def cost(self) -> float:
         """Iterations per searched decision so far (forced moves are not searched)."""

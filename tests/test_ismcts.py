@@ -139,6 +139,12 @@ def test_another_move_replaces_the_policys_only_when_it_does_better_on_the_same_
     early = _root(0, clear)
     early.children["other"].visits -= 1
     assert agent.decide(early, 0, "policy", moves) == "policy"
+    # the lead that made it a finalist does not count: only the last round's worlds do
+    lucky = {name: clear[name] + noisy[name] for name in moves}
+    last = _root(0, lucky)
+    assert agent.decide(last, 0, "policy", moves) == "other"
+    last.since = len(clear["other"])
+    assert agent.decide(last, 0, "policy", moves) == "policy"
 
 
 def test_a_budget_in_seconds_stops_on_the_clock(mazzo: Rules) -> None:

@@ -29,11 +29,11 @@ another replaces it only when it does better on the same worlds by more than cha
 would explain (its mean paired difference above SIGNIFICANCE standard errors); with a
 budget too small to try every move on two worlds, the search plays the policy's move. So
 a small budget plays as the policy does, and a larger one departs from it only on evidence
-(which is only as good as the worlds drawn: at three or more seats of BLDNG the evidence
-misleads, see the README). Below the root the deciding player's later moves start as the
-policy's, and a node lets in more of them as its visits grow (progressive unpruning).
-Without a policy it is the plain ISMCTS with that root, with uniform random moves wherever
-it does not search.
+(the worlds of the last round of halving, not those that chose the finalist: see
+``decide``). Below the root the deciding player's later moves start as the policy's, and
+a node lets in more of them as its visits grow (progressive unpruning). Without a policy
+it is the plain ISMCTS with that root, with uniform random moves wherever it does not
+search.
 
 Nothing here knows a game: only the State protocol of ``core`` and the Agent protocol.
 Deterministic for a seed when the budget is in iterations; a budget in seconds stops on the
@@ -113,9 +113,10 @@ class Node:
     """What the tree knows of one action sequence from the root: how often it was visited,
     how often its last action was legal when its parent was reached, each player's summed
     return, its children by action, and (for the root's children) the deciding player's
-    return on each world, in order, for the paired comparison with the policy's move."""
+    return on each world, in order, for the paired comparison with the policy's move, and
+    (for the root) the number of worlds before the last round of halving began."""
 
-    __slots__ = ("available", "children", "returns", "rewards", "visits")
+    __slots__ = ("available", "children", "returns", "rewards", "since", "visits")
 
     def __init__(self, players: int):
         self.visits = 0
@@ -123,6 +124,7 @@ class Node:
         self.rewards = [0.0] * players
         self.children: dict[Action, Node] = {}
         self.returns: list[float] = []
+        self.since = 0
 
 
 class SearchAgent:
@@ -158,7 +160,13 @@ class SearchAgent:
     def decide(self, root: Node, me: int, hint: Action | None, actions: list[Action]) -> Action:
         """The finalist of best mean return; the policy's move unless one beats it on the
         same worlds by more than chance would (a z of SIGNIFICANCE on the paired
-        differences), so noise alone seldom replaces the policy's move."""
+        differences), so noise alone seldom replaces the policy's move.
+
+        The test reads only the worlds of the last round (from `root.since`). The finalist
+        got there by leading on the earlier ones, so on those its lead is partly the luck
+        that picked it (the winner's curse): among a few moves about as good as the
+        policy's, one nearly always seems ahead by a standard error on the worlds that
+        chose it."""
         finalists = [a for a, child in root.children.items() if child.visits == root.visits]
         if not finalists:  # nothing searched: the budget was too small for this decision
             return hint if hint is not None else choose(self.rng, actions)
@@ -166,7 +174,8 @@ class SearchAgent:
         if hint is None or best == hint or hint not in root.children:
             return best
         ours, theirs = root.children[best].returns, root.children[hint].returns
-        differences = [b - h for b, h in zip(ours, theirs, strict=True)]
+        fresh = slice(root.since, None)  # the last round's worlds: see the docstring
+        differences = [b - h for b, h in zip(ours[fresh], theirs[fresh], strict=True)]
         if len(differences) < 3:
             return hint
         mean = sum(differences) / len(differences)
@@ -202,6 +211,7 @@ class SearchAgent:
                 if deadline is None and iterations - used < len(kept):
                     break
                 running = kept
+            root.since = root.visits
             if deadline is None:
                 worlds = max(1, (iterations - used) // (left * len(running)))
                 round_ends = None

@@ -97,6 +97,21 @@ def test_four_players_only_legal_moves_and_every_return_kept(samurai: Rules) -> 
     assert 0 < search.iterations - before <= 12
 
 
+def test_the_last_round_is_the_finalists_alone(samurai: Rules) -> None:
+    """Halving leaves the worse moves out round by round; `since` marks where the last round
+    began, so the worlds after it are those every finalist, and no other move, was tried on."""
+    state = next(
+        s for s in (samurai.new_game(seed, 4) for seed in range(50)) if len(s.legal_actions()) >= 4
+    )
+    search = SearchAgent(3, Budget(80), lambda seed: RandomAgent(seed))
+    root = search.search(state, state.legal_actions()[0])
+    finalists = [c for c in root.children.values() if c.visits == root.visits]
+    left = [c for c in root.children.values() if c.visits < root.visits]
+    assert 0 < root.since < root.visits and finalists and left
+    assert all(len(c.returns) == root.visits for c in finalists)
+    assert all(c.visits <= root.since for c in left)
+
+
 def test_a_budget_too_small_to_compare_plays_the_policy(mazzo: Rules) -> None:
     """Below two iterations per legal move the search does not search: it plays its policy's
     move, so the whole game is the one the policy plays alone from the seed it was given."""

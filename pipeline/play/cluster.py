@@ -56,9 +56,14 @@ def client_for(address: str) -> Iterator[Any]:
         ) from None
     kind, where = parse_address(address)
     if kind == "local":
-        # one thread per worker process: the engines are pure Python
+        # one thread per worker process: the engines are pure Python. The dashboard on a free
+        # port of this machine only: None does not turn it off (dask/distributed#8136), and
+        # the default port 8787 warns when two local clusters run at once
         cluster = LocalCluster(
-            n_workers=int(where), threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=int(where),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address="127.0.0.1:0",
         )
         with cluster, Client(cluster) as client:
             yield client

@@ -103,7 +103,7 @@ def test_the_last_round_is_the_finalists_alone(samurai: Rules) -> None:
     state = next(
         s for s in (samurai.new_game(seed, 4) for seed in range(50)) if len(s.legal_actions()) >= 4
     )
-    search = SearchAgent(3, Budget(80), lambda seed: RandomAgent(seed))
+    search = SearchAgent(3, Budget(80), RandomAgent)
     root = search.search(state, state.legal_actions()[0])
     finalists = [c for c in root.children.values() if c.visits == root.visits]
     left = [c for c in root.children.values() if c.visits < root.visits]

@@ -169,3 +169,33 @@ def test_examples_that_no_longer_hold_are_left_out(project: Path, cli) -> None:
     assert "10-legame-senza-ospite.yaml: warning: the example no longer holds" in run.stderr
     after = {r[0] for r in query(project / "cards.db", "select code from example")}
     assert after == before - {"10-legame-senza-ospite"}
+
+
+def test_the_opening_check_expects_the_models_tables() -> None:
+    """`search` checks cards.db without importing the models: their tables are listed
+    again in database/tables.py, and must not drift from models.py."""
+    from sqlmodel import SQLModel
+
+    from pipeline.database import models  # noqa: F401  (fills SQLModel.metadata)
+    from pipeline.database.tables import TABLES
+
+    declared = {n: tuple(c.name for c in t.columns) for n, t in SQLModel.metadata.tables.items()}
+    assert declared == TABLES, "copy models.py's tables and columns into database/tables.py"
+
+
+def test_search_reads_sqlite_without_sqlalchemy(built: Path) -> None:
+    """The light reader gives what SQLAlchemy gives, row for row."""
+    from sqlalchemy import create_engine
+
+    from pipeline.common.project import open_project
+    from pipeline.database.reader import open_project_reader
+    from pipeline.search.sql import Searcher, browser_index
+
+    project = open_project(built, None)
+    engine = create_engine(f"sqlite:///{built / 'cards.db'}")
+    with open_project_reader(project) as reader:
+        assert reader.dialect == "sqlite" and not hasattr(reader.db, "dialect")
+        for query in ("occhio>=5 ordina:-occhio", "-forma:luce or o:katana", "is:incompleto"):
+            light, heavy = Searcher(reader).search(query), Searcher(engine).search(query)
+            assert light.rows == heavy.rows and light.rows, query
+        assert browser_index(reader) == browser_index(engine)

@@ -81,6 +81,15 @@ def viewless_db(project: Path, scratch: Path) -> list[str]:
     return ["--db", str(path), "export", "bless"]
 
 
+def searched(make: Make) -> Make:
+    """The same database, read by `search`: SQLite without SQLAlchemy (database.reader)."""
+
+    def search_it(project: Path, scratch: Path) -> list[str]:
+        return [*make(project, scratch)[:2], "search", "bless", "occhio>1"]
+
+    return search_it
+
+
 def bad_port(project: Path, scratch: Path) -> list[str]:
     return ["--db", "postgresql://u:secret@127.0.0.1:notaport/x", "export", "bless"]
 
@@ -297,6 +306,10 @@ CASES: list[tuple[str, Make, str]] = [
     ("db-older-schema", older_db, "table card has no column note"),
     ("db-other-program", foreign_db, "not a Cartiera database"),
     ("db-missing-view", viewless_db, "no view bless_cards"),
+    ("db-damaged-search", searched(damaged_db), "damaged"),
+    ("db-older-schema-search", searched(older_db), "table card has no column note"),
+    ("db-other-program-search", searched(foreign_db), "not a Cartiera database"),
+    ("db-missing-view-search", searched(viewless_db), "no view bless_cards"),
     ("db-bad-port", bad_port, "not a database URL"),
     ("yaml-billion-laughs", billion_laughs, "aliases"),
     ("yaml-400-deep", deep_yaml, "nested more than"),

@@ -598,7 +598,7 @@ def search_cmd(
     ] = None,
 ) -> None:
     """Find cards with the query language (README: "Searching cards")."""
-    from pipeline.database.connection import open_project_db
+    from pipeline.database.reader import open_project_reader
     from pipeline.search.parser import QueryError
     from pipeline.search.sql import Searcher, render
 
@@ -608,7 +608,7 @@ def search_cmd(
     project = _project(ctx)
     if game is not None:
         _check_games(project, [game])
-    with open_project_db(project) as db:
+    with open_project_reader(project) as db:
         try:
             result = Searcher(db).search(text, game, limit)
         except QueryError as exc:

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, inspect, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError
-from sqlmodel import SQLModel
 
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
-from pipeline.sources import gamespec
 
-from . import models  # noqa: F401  (the tables, in SQLModel.metadata, that opening checks)
+from .tables import REBUILD, check_sqlite_file, schema_problem_of, sqlite_schema_problem
 
 POSTGRES_EXTRA = "pip install 'cartiera[postgres]'"
 
@@ -108,21 +107,7 @@ def open_database(url: str, check: bool = True, **options: Any) -> Engine:
 def open_project_db(project: Project) -> Iterator[Engine]:
     """A SQLAlchemy engine on the project's database (cards.db or its URL); fails with one
     line when there is none."""
-    path = project.sqlite_path
-    if path is not None and not path.exists():
-        raise SourceError(
-            Problem("error", f"{project.rel(path)} does not exist", hint="run `cartiera db build`")
-        )
-    if path is not None and path.is_file():
-        with path.open("rb") as file:
-            if file.read(16) != b"SQLite format 3\x00":
-                raise SourceError(
-                    Problem(
-                        "error",
-                        f"{project.rel(path)} is not a SQLite database",
-                        hint="point --db at a cards.db, or run `cartiera db build`",
-                    )
-                )
+    path = check_sqlite_file(project)
     url = project.db_url
     if path is not None:
         url = f"sqlite:///file:{path}?mode=ro&uri=true"
@@ -138,9 +123,6 @@ def open_project_db(project: Project) -> Iterator[Engine]:
         engine.dispose()
 
 
-REBUILD = "run `cartiera db build`"
-
-
 def schema_problem(engine: Engine, where: str) -> Problem | None:
     """Why the database at `engine` cannot be read as Cartiera's, or None when it can.
 
@@ -149,36 +131,19 @@ def schema_problem(engine: Engine, where: str) -> Problem | None:
     not an SQL error halfway through a command."""
     try:
         with engine.connect() as conn:
-            if engine.dialect.name == "sqlite":
-                verdict = conn.exec_driver_sql("PRAGMA quick_check").scalar()
-                if verdict != "ok":
-                    return Problem("error", f"{where} is damaged ({verdict})", hint=REBUILD)
+            raw = conn.connection.driver_connection
+            if isinstance(raw, sqlite3.Connection):
+                return sqlite_schema_problem(raw, where)
             found = inspect(conn)
+
+            def columns(table: str) -> set[str]:
+                return {c["name"] for c in found.get_columns(table)}
+
+            def slugs() -> list[str]:
+                return list(conn.execute(text("SELECT slug FROM game ORDER BY slug")).scalars())
+
             tables = set(found.get_table_names())
-            ours = SQLModel.metadata.tables
-            if not tables & set(ours):
-                what = "is empty" if not tables else "is not a Cartiera database"
-                return Problem("error", f"{where} {what} (no table game)", hint=REBUILD)
-            for name, table in ours.items():
-                if name not in tables:
-                    return _older(where, f"no table {name}")
-                columns = {c["name"] for c in found.get_columns(name)}
-                missing = sorted(c.name for c in table.columns if c.name not in columns)
-                if missing:
-                    return _older(where, f"table {name} has no column {missing[0]}")
-            views = set(found.get_view_names())
-            for slug in conn.execute(text("SELECT slug FROM game ORDER BY slug")).scalars():
-                if gamespec.view_name(slug) not in views:
-                    return _older(where, f"no view {gamespec.view_name(slug)} for {slug}")
+            return schema_problem_of(where, tables, columns, found.get_view_names(), slugs)
     except DatabaseError as exc:
         detail = str(exc.orig).splitlines()[0] if exc.orig else str(exc)
         return Problem("error", f"{where} is damaged ({detail})", hint=REBUILD)
-    except UnicodeDecodeError:  # quick_check quoting bytes of a damaged page
-        return Problem("error", f"{where} is damaged (unreadable pages)", hint=REBUILD)
-    return None
-
-
-def _older(where: str, detail: str) -> Problem:
-    return Problem(
-        "error", f"{where} does not have the tables of this Cartiera ({detail})", hint=REBUILD
-    )

@@ -19,33 +19,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import (
-    Engine,
-    Integer,
-    String,
-    and_,
-    cast,
-    column,
-    false,
-    func,
-    literal,
-    not_,
-    null,
-    or_,
-    select,
-    table,
-    true,
-    union_all,
-)
-from sqlalchemy.ext.compiler import compiles
-from sqlalchemy.sql.elements import ColumnElement
-from sqlalchemy.sql.functions import GenericFunction
-from sqlmodel import Session, col
-from sqlmodel import select as model_select
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
-from pipeline.database import models
+from pipeline.database.reader import Reader, open_project_reader
+from pipeline.database.tables import view_name
 
 from .parser import (
     ACCENTS,
@@ -77,46 +57,42 @@ COLUMNS = ("game", "number", "code", "name", "kind", "copies", "deck", "status")
 ORDERING_OPS = (">=", "<=", ">", "<")
 
 
-def vocabularies(db: Engine) -> list[Vocabulary]:
+def vocabularies(db: Reader) -> list[Vocabulary]:
     """Every game's query vocabulary, read from the declarations stored in the database."""
-    with Session(db) as session:
-        games = session.exec(model_select(models.Game).order_by(col(models.Game.position))).all()
-        out = []
-        for game in games:
 
-            def declared(model: Any, game_id: int | None = game.id) -> list[Any]:
-                return list(
-                    session.exec(
-                        model_select(model).where(model.game_id == game_id).order_by(model.position)
-                    ).all()
-                )
+    def declared(table: str, order: str = "game_id, position") -> dict[int, list[dict[str, Any]]]:
+        by_game: dict[int, list[dict[str, Any]]] = {}
+        for row in db.rows(f"SELECT * FROM {table} ORDER BY {order}"):
+            by_game.setdefault(row["game_id"], []).append(row)
+        return by_game
 
-            attrs = declared(models.AttributeDef)
-            texts = declared(models.TextDef)
-            kinds = declared(models.CardKind)
-            decks = declared(models.Deck)
-            attributes = {
-                a.key: Attribute(
-                    a.key, a.label, a.type, tuple(json.loads(a.enum_values or "[]")), a.multiple
-                )
-                for a in attrs
-            }
-            out.append(
-                Vocabulary(
-                    game.slug,
-                    game.name,
-                    attributes,
-                    {k.key: k.label for k in kinds},
-                    {d.code: d.name for d in decks},
-                    tuple(t.key for t in texts),
-                    {t.key: t.label for t in texts},
-                )
+    attrs, texts = declared("attributedef"), declared("textdef")
+    kinds, decks = declared("cardkind"), declared("deck")
+    out = []
+    for game in db.rows("SELECT id, slug, name FROM game ORDER BY position"):
+        attributes = {
+            a["key"]: Attribute(
+                a["key"],
+                a["label"],
+                a["type"],
+                tuple(json.loads(a["enum_values"] or "[]")),
+                bool(a["multiple"]),
             )
-        return out
-
-
-def view_name(slug: str) -> str:
-    return f"{slug.replace('-', '_')}_cards"
+            for a in attrs.get(game["id"], [])
+        }
+        game_texts = texts.get(game["id"], [])
+        out.append(
+            Vocabulary(
+                game["slug"],
+                game["name"],
+                attributes,
+                {k["key"]: k["label"] for k in kinds.get(game["id"], [])},
+                {d["code"]: d["name"] for d in decks.get(game["id"], [])},
+                tuple(t["key"] for t in game_texts),
+                {t["key"]: t["label"] for t in game_texts},
+            )
+        )
+    return out
 
 
 # --- resolving a term for one game --------------------------------------------------------
@@ -286,163 +262,161 @@ def _is_condition(term: Term, vocab: Vocabulary) -> Condition:
 # --- compiling ----------------------------------------------------------------------------
 
 
-class _Fold(GenericFunction[str]):
-    """A text folded as pipeline.search.parser.fold folds it."""
-
-    name = "cartiera_fold"
-    type = String()
-    inherit_cache = True
-
-
-class _Words(GenericFunction[str]):
-    """A text as pipeline.search.parser.words_of gives it, with a space on each side."""
-
-    name = "cartiera_words"
-    type = String()
-    inherit_cache = True
-
-
 _UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _FOLD_FROM = _UPPER + "".join(ACCENTS)
 _FOLD_TO = _UPPER.lower() + "".join(ACCENTS.values())
 
 
-@compiles(_Fold, "postgresql")
-def _fold_pg(element: _Fold, compiler: Any, **kw: Any) -> str:
-    # translate() maps character by character: exactly the fold table and ASCII lower case
-    arg = compiler.process(element.clauses, **kw)
-    return f"translate({arg}, {_quote(_FOLD_FROM)}, {_quote(_FOLD_TO)})"
-
-
-@compiles(_Words, "postgresql")
-def _words_pg(element: _Words, compiler: Any, **kw: Any) -> str:
-    arg = compiler.process(element.clauses, **kw)
-    folded = f"translate(coalesce({arg}, ''), {_quote(_FOLD_FROM)}, {_quote(_FOLD_TO)})"
-    # characters beyond the length of the target string are dropped by translate()
-    spaced = f"translate({folded}, {_quote(SPACES + DROPPED)}, {_quote(' ' * len(SPACES))})"
-    return f"(' ' || btrim(regexp_replace({spaced}, ' +', ' ', 'g')) || ' ')"
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+def _sqlite_fold(text: str | None) -> str | None:
+    return None if text is None else fold(text)
 
 
 def _sqlite_words(text: str | None) -> str:
     return f" {words_of(text or '')} "
 
 
-def _register_sqlite_functions(conn: Any) -> None:
-    """SQLite has no translate(): the same folding, as functions of this connection."""
-    raw = conn.connection.driver_connection
-    raw.create_function("cartiera_fold", 1, lambda t: None if t is None else fold(t),
-                        deterministic=True)  # fmt: skip
-    raw.create_function("cartiera_words", 1, _sqlite_words, deterministic=True)
-
-
-def _fold_sql(expr: Any, collation: str | None = None) -> Any:
-    folded = _Fold(expr)
-    return folded.collate(collation) if collation else folded
-
-
-def _words_sql(expr: Any) -> Any:
-    return _Words(expr)
+# SQLite has no translate(): the folding, as functions of the connection
+SQLITE_FUNCTIONS = {"cartiera_fold": _sqlite_fold, "cartiera_words": _sqlite_words}
 
 
 def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _truthy(expr: Any) -> ColumnElement[bool]:
-    """Comparisons with NULL (a card without that attribute) are false, never unknown."""
-    return func.coalesce(expr, false()) == true()
+def _identifier(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class Statement:
+    """SQL text whose every value, the user's words and the game's names alike, is a named
+    parameter: nothing of the query's text is ever spliced into the SQL."""
+
+    sql: str
+    params: dict[str, Any]
+
+
+class _Writer:
+    """Writes one statement's SQL for one database, numbering its parameters."""
+
+    def __init__(self, db: Reader):
+        self.db = db
+        self.dialect = db.dialect
+        self.params: dict[str, Any] = {}
+        self.true, self.false = ("true", "false") if self.dialect == "postgresql" else ("1", "0")
+
+    def param(self, value: Any) -> str:
+        name = f"p{len(self.params)}"
+        self.params[name] = value
+        return self.db.placeholder(name)
+
+    def fold(self, expr: str, collation: str | None = None) -> str:
+        """A text folded as pipeline.search.parser.fold folds it."""
+        if self.dialect == "postgresql":
+            # translate() maps character by character: exactly the fold table and ASCII
+            # lower case
+            folded = f"translate({expr}, {self.param(_FOLD_FROM)}, {self.param(_FOLD_TO)})"
+        else:
+            folded = f"cartiera_fold({expr})"
+        return f"{folded} COLLATE {_identifier(collation)}" if collation else folded
+
+    def words(self, expr: str) -> str:
+        """A text as pipeline.search.parser.words_of gives it, with a space on each side."""
+        if self.dialect != "postgresql":
+            return f"cartiera_words({expr})"
+        folded = (
+            f"translate(coalesce({expr}, ''), {self.param(_FOLD_FROM)}, {self.param(_FOLD_TO)})"
+        )
+        # characters beyond the length of the target string are dropped by translate()
+        spaces = self.param(SPACES + DROPPED)
+        spaced = f"translate({folded}, {spaces}, {self.param(' ' * len(SPACES))})"
+        return f"(' ' || btrim(regexp_replace({spaced}, ' +', ' ', 'g')) || ' ')"
+
+    def truthy(self, expr: str) -> str:
+        """Comparisons with NULL (a card without that attribute) are false, never unknown."""
+        return f"coalesce({expr}, {self.false}) = {self.true}"
+
+    def like(self, expr: str, pattern: str) -> str:
+        return self.truthy(f"{expr} LIKE {self.param(pattern)} ESCAPE '\\'")
+
+    def any_of(self, parts: Sequence[str]) -> str:
+        return "(" + " OR ".join(parts) + ")" if parts else self.false
+
+    def all_of(self, parts: Sequence[str]) -> str:
+        return "(" + " AND ".join(parts) + ")" if parts else self.true
 
 
 class _Compiler:
-    def __init__(self, vocab: Vocabulary, view: Any, collation: str | None):
+    def __init__(self, vocab: Vocabulary, out: _Writer, collation: str | None):
         self.vocab = vocab
-        self.view = view
+        self.out = out
         self.collation = collation  # for sorting text: byte order on every database
 
-    def node(self, node: Node) -> ColumnElement[bool]:
+    def node(self, node: Node) -> str:
         if isinstance(node, Term):
             return self.term(node)
         if isinstance(node, Not):
-            return not_(self.node(node.node))
+            return f"NOT ({self.node(node.node)})"
         parts = [self.node(n) for n in node.nodes]
-        return or_(*parts) if isinstance(node, Any_) else and_(*parts)
+        return self.out.any_of(parts) if isinstance(node, Any_) else self.out.all_of(parts)
 
-    def term(self, term: Term) -> ColumnElement[bool]:
+    def term(self, term: Term) -> str:
         try:
             cond = resolve(term, self.vocab)
         except _Unknown:
-            return false()
-        negate = term.op == "!="
+            return self.out.false
         expr = self.condition(cond)
-        return not_(expr) if negate else expr
+        return f"NOT ({expr})" if term.op == "!=" else f"({expr})"
 
-    def condition(self, cond: Condition) -> ColumnElement[bool]:
-        c = self.view.c
+    def condition(self, cond: Condition) -> str:
+        out = self.out
         if cond.how == "constant":
-            return true() if cond.value else false()
+            return out.true if cond.value else out.false
         if cond.how == "contains":
             pattern = f"%{_like_escape(cond.value)}%"
-            found = [
-                _truthy(_fold_sql(column_).like(pattern, escape="\\"))
-                for column_ in self.columns(cond.target)
-            ]
-            return or_(*found) if found else false()
+            return out.any_of([out.like(out.fold(c), pattern) for c in self.columns(cond.target)])
         if cond.how == "words":
             return self.words(cond.target, cond.value)
+        column = _identifier(cond.target)
         if cond.how == "exact":
-            return _truthy(_words_sql(c[cond.target]) == f" {cond.value} ")
+            return out.truthy(f"{out.words(column)} = {out.param(f' {cond.value} ')}")
         if cond.how == "member":
-            joined = literal(", ") + c[cond.target] + literal(", ")
             pattern = f"%, {_like_escape(cond.value)}, %"
-            return _truthy(joined.like(pattern, escape="\\"))
-        column_ = c[cond.target]
-        ops = {
-            "=": column_.__eq__,
-            ">=": column_.__ge__,
-            "<=": column_.__le__,
-            ">": column_.__gt__,
-            "<": column_.__lt__,
-        }
-        return _truthy(ops[cond.op](cond.value))
+            return out.like(f"(', ' || {column} || ', ')", pattern)
+        assert cond.op in ("=", *ORDERING_OPS)
+        return out.truthy(f"{column} {cond.op} {out.param(cond.value)}")
 
-    def columns(self, target: str) -> list[Any]:
+    def columns(self, target: str) -> list[str]:
         """The view columns a name or text condition reads: "text" is every text."""
         if target == "text":
-            return [self.view.c[f"text_{key}"] for key in self.vocab.texts]
-        return [self.view.c[target]]
+            return [_identifier(f"text_{key}") for key in self.vocab.texts]
+        return [_identifier(target)]
 
-    def words(self, target: str, raw: str) -> ColumnElement[bool]:
+    def words(self, target: str, raw: str) -> str:
         prefix = raw.endswith("*")
         wanted = words_of(raw.rstrip("*"))
         columns = self.columns(target)
         if not wanted or not columns:
-            return false()
+            return self.out.false
         pattern = f"% {_like_escape(wanted)}{'%' if prefix else ' %'}"
-        return or_(
-            *(_truthy(_words_sql(column_).like(pattern, escape="\\")) for column_ in columns)
-        )
+        return self.out.any_of([self.out.like(self.out.words(c), pattern) for c in columns])
 
-    def sort_values(self, key: SortKey) -> tuple[Any, Any]:
+    def sort_values(self, key: SortKey) -> tuple[str, str]:
         """(number, text) to sort by for this game; NULL where the game has no such field."""
-        c = self.view.c
         generic = GENERIC.get(name_key(key.field))
         attribute = self.vocab.attribute(key.field)
-        none_int, none_text = cast(null(), Integer), cast(null(), String)
+        none_int, none_text = "CAST(NULL AS INTEGER)", "CAST(NULL AS VARCHAR)"
         if attribute is not None:
-            col = c[attribute.key]
+            column = _identifier(attribute.key)
             if attribute.type in ("int", "bool"):
-                return cast(col, Integer), none_text
-            return none_int, _fold_sql(col, self.collation)
+                return f"CAST({column} AS INTEGER)", none_text
+            return none_int, self.out.fold(column, self.collation)
         if generic in ("copies", "number"):
-            return cast(c[generic], Integer), none_text
+            return f"CAST({_identifier(generic)} AS INTEGER)", none_text
         if generic in ("name", "kind", "deck", "status"):
-            return none_int, _fold_sql(c[generic], self.collation)
+            return none_int, self.out.fold(_identifier(generic), self.collation)
         if generic == "game":
-            return none_int, literal(self.vocab.slug)
+            return none_int, f"CAST({self.out.param(self.vocab.slug)} AS VARCHAR)"
         return none_int, none_text
 
 
@@ -492,41 +466,42 @@ def _check_sort(sort: Sequence[SortKey], games: Sequence[Vocabulary], text: str)
 def compile_query(
     query: Query,
     games: Sequence[Vocabulary],
+    db: Reader,
     extra: Sequence[str] = (),
-    collation: str | None = None,
     everyone: Sequence[Vocabulary] | None = None,
-) -> Any:
-    """One SELECT … UNION ALL … statement over `games` (of `everyone` in the database);
-    `extra` adds view columns (one game only); `collation` names the database's byte-order
-    collation where it is not the default."""
+) -> Statement:
+    """One SELECT … UNION ALL … statement over `games` (of `everyone` in the database), in
+    the SQL of `db`; `extra` adds view columns (one game only)."""
     if not games:
         raise QueryError("no game to search", 1, query.text)
     _check_terms(query.where, games, everyone or games, query.text)
     _check_sort(query.sort, games, query.text)
+    out = _Writer(db)
+    # PostgreSQL sorts text by the locale's rules unless told byte order; SQLite's is
+    collation = "C" if db.dialect == "postgresql" else None
     selects = []
     for position, vocab in enumerate(games):
-        names = [*COLUMNS[1:], *vocab.attributes, *(f"text_{t}" for t in vocab.texts)]
-        view = table(view_name(vocab.slug), *(column(n) for n in names))
-        compiler = _Compiler(vocab, view, collation)
-        cols: list[Any] = [literal(vocab.slug).label("game")]
-        cols += [view.c[n] for n in (*COLUMNS[1:], *extra)]
-        cols.append(literal(position).label("game_position"))
+        compiler = _Compiler(vocab, out, collation)
+        cols = [f"CAST({out.param(vocab.slug)} AS VARCHAR) AS game"]
+        cols += [_identifier(n) for n in (*COLUMNS[1:], *extra)]
+        cols.append(f"{position:d} AS game_position")
         for i, key in enumerate(query.sort):
             number, text = compiler.sort_values(key)
-            cols += [number.label(f"sort_{i}_n"), text.label(f"sort_{i}_t")]
-        stmt = select(*cols).select_from(view)
-        if query.where is not None:
-            stmt = stmt.where(compiler.node(query.where))
-        selects.append(stmt)
-    union = union_all(*selects).subquery("found") if len(selects) > 1 else selects[0].subquery()
-    order: list[Any] = []
+            cols += [f"{number} AS sort_{i}_n", f"{text} AS sort_{i}_t"]
+        where = "" if query.where is None else f" WHERE {compiler.node(query.where)}"
+        view = _identifier(view_name(vocab.slug))
+        selects.append(f"SELECT {', '.join(cols)} FROM {view}{where}")
+    order: list[str] = []
     for i, key in enumerate(query.sort):
-        n, t = union.c[f"sort_{i}_n"], union.c[f"sort_{i}_t"]
+        n, t = f"found.sort_{i}_n", f"found.sort_{i}_t"
         # NULLs sort last everywhere (SQLite and PostgreSQL disagree on where they go)
-        order += [and_(n.is_(None), t.is_(None)), n.is_(None)]
-        order += [n.desc(), t.desc()] if key.descending else [n, t]
-    order += [union.c.game_position, union.c.number, union.c.deck]
-    return select(*(union.c[n] for n in (*COLUMNS, *extra))).order_by(*order)
+        order += [f"({n} IS NULL AND {t} IS NULL)", f"({n} IS NULL)"]
+        order += [f"{n} DESC", f"{t} DESC"] if key.descending else [n, t]
+    order += ["found.game_position", "found.number", "found.deck"]
+    shown = ", ".join(f"found.{_identifier(n)}" for n in (*COLUMNS, *extra))
+    union = " UNION ALL ".join(selects)
+    sql = f"SELECT {shown} FROM ({union}) AS found ORDER BY {', '.join(order)}"
+    return Statement(sql, out.params)
 
 
 @dataclass(frozen=True)
@@ -540,9 +515,9 @@ class SearchResult:
 class Searcher:
     """Searches one database; reads its games' vocabularies once."""
 
-    def __init__(self, db: Engine):
-        self.db = db
-        self.games = vocabularies(db)
+    def __init__(self, db: Reader | Engine):
+        self.db = db if isinstance(db, Reader) else Reader(db)
+        self.games = vocabularies(self.db)
 
     def search(self, text: str, game: str | None = None, limit: int | None = None) -> SearchResult:
         """The cards that `text` finds in the game `game`, or in every game."""
@@ -553,17 +528,16 @@ class Searcher:
             if not games:
                 raise QueryError(f"the database holds no game '{game}'", 1, text)
         extra = tuple(games[0].attributes) if len(games) == 1 else ()
-        collation = "C" if self.db.dialect.name == "postgresql" else None
-        stmt = compile_query(query, games, extra, collation, self.games)
-        with self.db.connect() as conn:
-            if self.db.dialect.name == "sqlite":
-                _register_sqlite_functions(conn)
-            limited = stmt if limit is None else stmt.limit(limit)
-            rows = [dict(r._mapping) for r in conn.execute(limited)]
-            total = len(rows)
-            if limit is not None and total == limit:
-                counted = select(func.count()).select_from(stmt.subquery())
-                total = conn.execute(counted).scalar_one()
+        stmt = compile_query(query, games, self.db, extra, self.games)
+        sql, params = stmt.sql, dict(stmt.params)
+        if limit is not None:
+            params["limit"] = limit
+            sql += f" LIMIT {self.db.placeholder('limit')}"
+        rows = self.db.rows(sql, params, SQLITE_FUNCTIONS)
+        total = len(rows)
+        if limit is not None and total == limit:
+            counted = f"SELECT count(*) AS n FROM ({stmt.sql}) AS counted"
+            total = self.db.rows(counted, stmt.params, SQLITE_FUNCTIONS)[0]["n"]
         return SearchResult(query, (*COLUMNS, *extra), rows, total)
 
 
@@ -577,35 +551,31 @@ def search(
 
     `db` is what `cartiera --db` takes (a SQLAlchemy URL or a SQLite file path) or an open
     Engine; a database that cannot be read is a SourceError, as on the command line."""
-    if isinstance(db, Engine):
+    if not isinstance(db, str | os.PathLike):
         return Searcher(db).search(text, game, limit)
     from pipeline.common.project import Project, database_url
-    from pipeline.database.connection import open_project_db
 
-    with open_project_db(Project(Path.cwd(), database_url(db))) as engine:
-        return Searcher(engine).search(text, game, limit)
+    with open_project_reader(Project(Path.cwd(), database_url(db))) as reader:
+        return Searcher(reader).search(text, game, limit)
 
 
-def browser_index(db: Engine) -> dict[str, Any]:
+def browser_index(db: Reader | Engine) -> dict[str, Any]:
     """What site/assets/query.js needs to run the same queries in the browser: the folding
     tables, each game's vocabulary, and every card's searchable values."""
-    games = vocabularies(db)
+    reader = db if isinstance(db, Reader) else Reader(db)
     out = []
-    with db.connect() as conn:
-        for vocab in games:
-            names = [*COLUMNS[1:], *vocab.attributes, *(f"text_{t}" for t in vocab.texts)]
-            view = table(view_name(vocab.slug), *(column(n) for n in names))
-            rows = conn.execute(select(view).order_by(view.c.number, view.c.deck)).mappings()
-            cards = []
-            for row in rows:
-                cards.append(
-                    {
-                        **{k: row[k] for k in COLUMNS[1:]},
-                        "attributes": {k: row[k] for k in vocab.attributes},
-                        "texts": [row[f"text_{t}"] or "" for t in vocab.texts],
-                    }
-                )
-            out.append({**vocab.to_json(), "cards": cards})
+    for vocab in vocabularies(reader):
+        view = _identifier(view_name(vocab.slug))
+        cards = []
+        for row in reader.rows(f"SELECT * FROM {view} ORDER BY number, deck"):
+            cards.append(
+                {
+                    **{k: row[k] for k in COLUMNS[1:]},
+                    "attributes": {k: row[k] for k in vocab.attributes},
+                    "texts": [row[f"text_{t}"] or "" for t in vocab.texts],
+                }
+            )
+        out.append({**vocab.to_json(), "cards": cards})
     return {
         "format": 1,
         "fold": {"accents": ACCENTS, "spaces": SPACES, "dropped": DROPPED},

@@ -24,7 +24,7 @@ import pytest
 from pipeline.common.project import open_project
 from pipeline.engine import registry
 from pipeline.engine.agents import many_games
-from pipeline.engine.core import Replay, State, play_replay
+from pipeline.engine.core import Estimating, Replay, State, play_replay
 from pipeline.engine.plugin import Engine
 from pipeline.play.examples import example_names, examples_dir, load_scenario
 from pipeline.play.records import load_rules
@@ -260,6 +260,7 @@ def test_random_games_keep_the_rules(project, slug: str, part: range):
                 check_determinism(rules, 1000 + index, players, state)
                 hidden_changed += check_observations(rules, states, index)
                 check_clones(states, index)
+                check_estimates([*states, state], index)
     assert sum(hows.values()) == len(part)
     if rules.info.hidden_information:  # in each part, not only in the 2,000 games
         assert hidden_changed, "determinize never changed anything hidden"
@@ -291,6 +292,21 @@ def check_observations(rules: Engine[Any], states: list[State], index: int) -> i
                 )
             assert cards_of(other) == cards_of(state)
     return changed
+
+
+def check_estimates(states: list[State], index: int) -> None:
+    """A game that estimates its returns (the search agent's horizon) gives each player's
+    in [-1, 1], changes nothing by it, and at the end gives the returns themselves."""
+    for k, state in enumerate(states):
+        if not isinstance(state, Estimating):
+            return
+        before = list(state.log)
+        guess = state.estimate()
+        assert len(guess) == state.num_players, f"game {index}, state {k}: {guess}"
+        assert all(-1.0 <= g <= 1.0 for g in guess), f"game {index}, state {k}: {guess}"
+        assert state.log == before, f"game {index}, state {k}: estimate changed the game"
+        if state.is_terminal():
+            assert guess == state.returns(), f"game {index}: the end estimated otherwise"
 
 
 def check_clones(states: list[State], index: int) -> None:

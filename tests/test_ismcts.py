@@ -13,7 +13,7 @@ import pytest
 from pipeline.common.project import open_project
 from pipeline.engine import registry
 from pipeline.engine.agents import RandomAgent, play
-from pipeline.engine.core import Rules, State
+from pipeline.engine.core import Estimating, Rules, State
 from pipeline.engine.ismcts import Budget, Node, SearchAgent, SearchSpecError, parse_spec
 from pipeline.play.records import load_rules
 from pipeline.play.simulate import game_seed
@@ -234,3 +234,37 @@ def test_search_balance_is_the_same_on_a_local_cluster(cli: Any, built_once: Pat
     counts = json.loads(one.stdout)["counts"]
     assert [c["players"] for c in counts] == [2, 3, 4, 5]
     assert all(c["agents"][0] == "search:3" for c in counts)
+
+
+def test_a_horizon_ends_each_play_out_with_the_games_estimate(
+    built_once: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bless's search stops its play-outs two decisions on and takes BlessGame.estimate:
+    once per iteration that did not end the game, and never without a horizon. A game that
+    cannot estimate (Mazzo) plays out to the end whatever the horizon."""
+    from pipeline.games.bless.state import BlessGame
+
+    bless = load_rules(open_project(built_once), "bless")
+    calls = []
+    real = BlessGame.estimate
+    monkeypatch.setattr(BlessGame, "estimate", lambda self: calls.append(1) or real(self))
+    state = bless.new_game(4, 2)
+    while len(state.legal_actions()) < 3:
+        state.apply(state.legal_actions()[0])
+    agent = registry.make_agent("bless", "search:60", 1)
+    assert isinstance(agent, SearchAgent) and agent.horizon == 2
+    assert agent.act(state) in state.legal_actions()
+    assert 0.9 * agent.iterations <= len(calls) <= agent.iterations
+    calls.clear()
+    plain = SearchAgent(1, Budget(60))
+    plain.act(state)
+    assert plain.iterations >= 60 and calls == []
+
+    mazzo = load_rules(open_project(built_once), "mazzo")
+    logs = []
+    for horizon in (None, 0):
+        game = mazzo.new_game(3, 2)
+        assert not isinstance(game, Estimating)
+        play(game, [SearchAgent(2, Budget(30), horizon=horizon), RandomAgent(3)])
+        logs.append(game.log)
+    assert logs[0] == logs[1]

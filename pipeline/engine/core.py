@@ -15,7 +15,7 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar, runtime_checkable
 
 Action = tuple[Any, ...]
 
@@ -353,6 +353,16 @@ class State(Protocol):
 
 
 _SEAT_ZONES: dict[tuple[int, tuple[str, ...]], tuple[tuple[str, ...], ...]] = {}
+
+
+@runtime_checkable
+class Estimating(Protocol):
+    """A State that can judge an unfinished game (optional): the search agent may stop a
+    play-out early and take this instead of the game's end (ismcts, ``horizon``)."""
+
+    def estimate(self) -> list[float]:
+        """Each player's expected return from here, in [-1, 1] as ``returns`` gives them."""
+        ...
 
 
 def seat_zones(players: int, *zones: str) -> tuple[tuple[str, ...], ...]:

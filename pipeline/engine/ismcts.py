@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .core import Action, State, choose
+from .core import Action, Estimating, State, choose
 from .plugin import Agent
 
 EXPLORATION = 0.7  # UCB1's constant on returns scaled to [0, 1], as Cowling et al. use
@@ -141,8 +141,10 @@ class SearchAgent:
         seed: int = 0,
         budget: Budget | None = None,
         rollout: RolloutFactory | None = None,
+        horizon: int | None = None,
     ):
         self.rng = random.Random(seed)
+        self.horizon = horizon
         self.budget = budget or Budget()
         self.make_policy = rollout
         self.policy = rollout(self.rng.getrandbits(32)) if rollout is not None else None
@@ -279,8 +281,7 @@ class SearchAgent:
             path.append(node)
             if expanded:
                 break
-        self._play_out(world, policy, seed)
-        returns = world.returns()
+        returns = self._play_out(world, policy, seed)
         path[0].returns.append(returns[me])
         for visited in path:
             visited.visits += 1
@@ -322,14 +323,24 @@ class SearchAgent:
                 best, best_score = a, score
         return best
 
-    def _play_out(self, world: State, policy: Agent | None, seed: int) -> None:
-        if policy is not None:
-            while not world.is_terminal():
-                world.apply(policy.act(world))
-            return
+    def _play_out(self, world: State, policy: Agent | None, seed: int) -> list[float]:
+        """Each player's return from `world`: the game played to its end by the policy (or
+        at random), or, with a horizon and a game that can estimate its returns, played
+        that many decisions further and then estimated."""
         rng = random.Random(seed)
+        left = -1
+        if self.horizon is not None and isinstance(world, Estimating):
+            left = self.horizon
         while not world.is_terminal():
-            world.apply(choose(rng, world.legal_actions()))
+            if left == 0:
+                assert isinstance(world, Estimating)
+                return world.estimate()
+            left -= 1
+            if policy is not None:
+                world.apply(policy.act(world))
+            else:
+                world.apply(choose(rng, world.legal_actions()))
+        return world.returns()
 
     def cost(self) -> float:
         """Iterations per searched decision so far (forced moves are not searched)."""

@@ -209,6 +209,10 @@ class GamePlugin:
     # none (``search:200``; see pipeline.engine.ismcts): the strongest that is cheap enough
     # to play a whole game per iteration. None: random moves (the plain ISMCTS)
     rollout: str | None = None
+    # how many decisions a play-out of the search agent goes before the game's ``estimate``
+    # judges it (pipeline.engine.core.Estimating), for a game whose whole play-outs are too
+    # long or too noisy to judge a move by. None: every play-out goes to the game's end
+    horizon: int | None = None
     # "module:attr" of the game's scenario Vocabulary (pipeline/engine/scenario.py): the typed
     # words of its worked examples, importable without the cards (for `cartiera schema`)
     scenario: str | None = None

@@ -110,9 +110,10 @@ def make_agent(slug: str, name: str, seed: int) -> Agent:
     pipeline.engine.ismcts); without one it takes the plugin's ``rollout`` agent."""
     if name.partition(":")[0] == "search":
         spec = _search_spec(slug, name)
-        policy = spec.rollout or _engine_plugin(slug).rollout or "random"
+        game = _engine_plugin(slug)
+        policy = spec.rollout or game.rollout or "random"
         rollout = None if policy == "random" else _agents(slug)[policy]
-        return SearchAgent(seed, spec.budget, rollout)
+        return SearchAgent(seed, spec.budget, rollout, game.horizon)
     factories = _agents(slug)
     if name not in factories:
         known = ", ".join(agent_names(slug))

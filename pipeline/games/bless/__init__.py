@@ -14,6 +14,7 @@ PLUGIN = GamePlugin(
     engine="pipeline.games.bless.engine:build_rules",
     agents="pipeline.games.bless.agents:AGENTS",
     scenario="pipeline.games.bless.scenario:VOCABULARY",
+    horizon=2,  # random play-outs, judged by BlessGame.estimate two decisions on
 )
 
 __all__ = ["DATA_MODELS", "NO_EFFECT", "PLUGIN", "BlessEffects", "CardProblem", "check", "summary"]

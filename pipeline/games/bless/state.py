@@ -4,6 +4,7 @@ tasks until the next real decision. The rules themselves are in the classes it e
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -27,6 +28,7 @@ from .field import Field
 from .turns import Turns
 
 # State.zones(): every pile by name (zones 2 and 3 hold nothing: per-player kinds start at 2)
+ESTIMATE_SCALE = 20.0  # two points of score
 ZONE_NAMES = tuple((z, zone_name(z)) for z in range(2 * ASIDE + 2) if z < 2 or z > 3)
 
 
@@ -260,6 +262,14 @@ class BlessGame(Turns):
             worth += 7.0 * self._threats(player)
         hand = self.piles[2 * HAND + player]
         return worth + sum(0.05 * (self.info[c].occhio + self.info[c].karma) for c in hand)
+
+    def estimate(self) -> list[float]:
+        """The two players' returns guessed from `value` (ESTIMATE_SCALE of it is about
+        three quarters of a win)."""
+        if self.over:
+            return self.returns()
+        ahead = math.tanh((self.value(0) - self.value(1)) / (2 * ESTIMATE_SCALE))
+        return [ahead, -ahead]
 
     def _threats(self, p: int) -> int:
         """Karma that ready Maledizioni could still bless this turn (by eye, roughly)."""

@@ -19,9 +19,10 @@ rate is what this search would reach at that budget if nothing were hidden; agai
 the part of the gap to 90% that hidden cards and draws do not explain.
 
 The matches are spread over --jobs processes (default: every core); each is seeded on its
-own, so the table does not depend on how many. The plan below fits about 50 minutes of CPU
-in pure Python: a rollout is a whole game played by the policy, so budgets follow what an
-engine's game costs.
+own, so the table does not depend on how many. The plan below fits about 75 minutes of CPU
+in pure Python, a third of it Bless against greedy: a rollout is a whole game played by the
+policy (two decisions and Bless's estimate for Bless), so budgets follow what a rollout
+costs.
 """
 
 from __future__ import annotations

@@ -60,9 +60,9 @@ ORDERING_OPS = (">=", "<=", ">", "<")
 def vocabularies(db: Reader) -> list[Vocabulary]:
     """Every game's query vocabulary, read from the declarations stored in the database."""
 
-    def declared(table: str, order: str = "game_id, position") -> dict[int, list[dict[str, Any]]]:
+    def declared(table: str) -> dict[int, list[dict[str, Any]]]:
         by_game: dict[int, list[dict[str, Any]]] = {}
-        for row in db.rows(f"SELECT * FROM {table} ORDER BY {order}"):
+        for row in db.rows(f"SELECT * FROM {table} ORDER BY game_id, position"):
             by_game.setdefault(row["game_id"], []).append(row)
         return by_game
 
@@ -289,8 +289,9 @@ def _identifier(name: str) -> str:
 
 @dataclass(frozen=True)
 class Statement:
-    """SQL text whose every value, the user's words and the game's names alike, is a named
-    parameter: nothing of the query's text is ever spliced into the SQL."""
+    """SQL text and its named parameters: every value from the query or the database (the
+    user's words, the games' slugs, the folding tables) is a parameter, so nothing of the
+    query's text is ever spliced into the SQL."""
 
     sql: str
     params: dict[str, Any]
@@ -324,9 +325,7 @@ class _Writer:
         """A text as pipeline.search.parser.words_of gives it, with a space on each side."""
         if self.dialect != "postgresql":
             return f"cartiera_words({expr})"
-        folded = (
-            f"translate(coalesce({expr}, ''), {self.param(_FOLD_FROM)}, {self.param(_FOLD_TO)})"
-        )
+        folded = self.fold(f"coalesce({expr}, '')")
         # characters beyond the length of the target string are dropped by translate()
         spaces = self.param(SPACES + DROPPED)
         spaced = f"translate({folded}, {spaces}, {self.param(' ' * len(SPACES))})"
@@ -477,7 +476,7 @@ def compile_query(
     _check_terms(query.where, games, everyone or games, query.text)
     _check_sort(query.sort, games, query.text)
     out = _Writer(db)
-    # PostgreSQL sorts text by the locale's rules unless told byte order; SQLite's is
+    # PostgreSQL sorts text by the locale's rules unless told byte order (SQLite's default)
     collation = "C" if db.dialect == "postgresql" else None
     selects = []
     for position, vocab in enumerate(games):

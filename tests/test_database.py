@@ -181,6 +181,11 @@ def test_the_opening_check_expects_the_models_tables() -> None:
 
     declared = {n: tuple(c.name for c in t.columns) for n, t in SQLModel.metadata.tables.items()}
     assert declared == TABLES, "copy models.py's tables and columns into database/tables.py"
+    # the view's name too is written twice (sources may not import the database's)
+    from pipeline.database.tables import view_name
+    from pipeline.sources.gamespec import view_name as declared_view
+
+    assert all(view_name(slug) == declared_view(slug) for slug in ("bless", "samurai-sword"))
 
 
 def test_search_reads_sqlite_without_sqlalchemy(built: Path) -> None:

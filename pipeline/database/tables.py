@@ -51,9 +51,7 @@ def check_sqlite_file(project: Project) -> Path | None:
     """The project's SQLite file, after checking that it is one; None for a server URL."""
     path = project.sqlite_path
     if path is not None and not path.exists():
-        raise SourceError(
-            Problem("error", f"{project.rel(path)} does not exist", hint="run `cartiera db build`")
-        )
+        raise SourceError(Problem("error", f"{project.rel(path)} does not exist", hint=REBUILD))
     if path is not None and path.is_file():
         with path.open("rb") as file:
             if file.read(16) != b"SQLite format 3\x00":

@@ -27,8 +27,8 @@ from .effects import Frame
 from .field import Field
 from .turns import Turns
 
+ESTIMATE_SCALE = 20.0  # of value(): two points of score (see estimate)
 # State.zones(): every pile by name (zones 2 and 3 hold nothing: per-player kinds start at 2)
-ESTIMATE_SCALE = 20.0  # two points of score
 ZONE_NAMES = tuple((z, zone_name(z)) for z in range(2 * ASIDE + 2) if z < 2 or z > 3)
 
 

@@ -11,12 +11,18 @@ Samurai Sword's fewest, three), then by random at every player count the game al
 search's seat rotates from game to game. Printed as a Markdown table (the README's): the
 search's win rate with its 95% Wilson interval, a seat's parity in those games (the share
 of players who win an average game: 50% at two seats, less when games are drawn or teams
-are dealt by role), and the cost per searched decision in CPU milliseconds and iterations
-(forced moves are not searched). Goals (issue 32): above 55% against the hand-written agent
-at two seats, above 90% against random. With --clairvoyant the search sees the real game
-instead of drawing what it cannot see (Clairvoyant below): no player can do that, so its win
-rate is what this search would reach at that budget if nothing were hidden; against random,
-the part of the gap to 90% that hidden cards and draws do not explain.
+are dealt by role), the search's score (a game nobody won, drawn or stopped by an engine's
+safeguard, counts 1/seats: at two seats, wins plus half the draws, whose parity is 50%
+however often games are drawn; its Wilson interval treats each game as a coin, whose
+spread is at least a score's, so it errs wide), and the cost per searched decision in CPU
+milliseconds and iterations (forced moves are not searched). Goals (issue 32): above 55%
+against the hand-written agent at two seats (the score where a game can be drawn, as a
+draw is neither side beating the other), above 90% against random.
+
+With --clairvoyant the search sees the real game instead of drawing what it cannot see
+(Clairvoyant below): no player can do that, so its win rate is what this search would reach
+at that budget if nothing were hidden; against random, the part of the gap to 90% that
+hidden cards and draws do not explain.
 
 The matches are spread over --jobs processes (default: every core); each is seeded on its
 own, so the table does not depend on how many. The plan below fits about 75 minutes of CPU
@@ -99,7 +105,7 @@ class Timed:
 def run(rules: Any, match: Match, seed: int) -> dict[str, Any]:
     """`match.games` games with the search's seat rotating; its wins and its costs."""
     wins = winners = searches = iterations = 0
-    seconds = 0.0
+    seconds = score = 0.0
     with many_games():
         for index in range(match.games):
             seat = index % match.players
@@ -120,11 +126,15 @@ def run(rules: Any, match: Match, seed: int) -> dict[str, Any]:
             assert outcome is not None
             wins += seat in outcome.winners
             winners += len(outcome.winners)
+            # a game nobody won (a draw, or one an engine's safeguard stopped) is shared
+            shared = 0.0 if outcome.winners else 1 / match.players
+            score += 1.0 if seat in outcome.winners else shared
             searches += search.agent.searches
             iterations += search.agent.iterations
             seconds += search.seconds
     return {
         "rate": rate(wins, match.games),
+        "score": rate(score, match.games),  # type: ignore[arg-type]  # Wilson: see the notes
         "parity": winners / (match.games * match.players),
         "ms": 1000 * seconds / max(searches, 1),
         "iterations": iterations / max(searches, 1),
@@ -158,12 +168,14 @@ def measure(project_dir: Path | None, match: Match, seed: int) -> str:
     """One match played in this process: its table row."""
     rules = load_rules(open_project(project_dir), match.slug)
     found = run(rules, match, seed)
-    r = found["rate"]
+    r, s = found["rate"], found["score"]
     against = match.opponent + (" (search clairvoyant)" if match.clairvoyant else "")
     return (
         f"| {match.slug} | {match.players} | {against} | {match.iterations} "
         f"| {match.games} | {100 * r['rate']:.0f}% ({100 * r['low']:.0f}-{100 * r['high']:.0f}) "
-        f"| {100 * found['parity']:.0f}% | {found['ms']:.0f} | {found['iterations']:.0f} |"
+        f"| {100 * found['parity']:.0f}% "
+        f"| {100 * s['rate']:.0f}% ({100 * s['low']:.0f}-{100 * s['high']:.0f}) "
+        f"| {found['ms']:.0f} | {found['iterations']:.0f} |"
     )
 
 
@@ -193,9 +205,9 @@ def main() -> None:
     plan.sort(key=lambda m: -m.iterations * m.games * m.players)
     print(
         "| game | seats | against | iterations | games | search wins (95% CI) | parity "
-        "| ms / decision | iterations / decision |"
+        "| score (95% CI) | ms / decision | iterations / decision |"
     )
-    print("|---|---|---|---|---|---|---|---|---|", flush=True)
+    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     with ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(measure, args.project, m, args.seed) for m in plan]
         rows = {m: f.result() for m, f in zip(plan, futures, strict=True)}

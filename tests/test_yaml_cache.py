@@ -74,6 +74,51 @@ def test_a_damaged_entry_is_parsed_again(
     assert len(entry.read_bytes()) > 40  # written again, whole
 
 
+def test_a_file_from_the_cache_is_checked_without_making_its_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_process: None
+) -> None:
+    """Data and lines come from the entry itself; the ruamel tree is made once, on demand."""
+    source, cache = tmp_path / "cards.yaml", tmp_path / "cache"
+    source.write_text(SOURCE, encoding="utf-8")
+    parsed = read_yaml(source, "cards.yaml", cache=cache)
+    monkeypatch.setattr(yamlfile, "_PARSED", {})
+    built: list[object] = []
+    real = yamlfile._from_json
+    monkeypatch.setattr(yamlfile, "_from_json", lambda value: built.append(value) or real(value))
+    doc = read_yaml(source, "cards.yaml", cache=cache)
+    assert doc.data == parsed.data
+    assert doc.locate(["cards", 1, "name"]) == (5, 5) and doc.locate(["cards", 0]) == (3, 5)
+    assert doc.locate(["cards", 7, "name"]) == (2, 1)  # the deepest key there is: "cards"
+    assert doc.problem(["cards", 1, "id"], "x").line == 4
+    assert not built
+    assert doc.tree["cards"][1]["name"] == "Due" and doc.locate(["cards", 1, "name"]) == (5, 5)
+    made = len(built)  # _from_json recurses: one call per node of the tree
+    assert doc.tree is doc.tree and len(built) == made  # made once
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        '{"m": [["cards", "3", {"s": []}]]}',  # lines that are not numbers
+        '{"m": [["cards", null]]}',  # a pair where a triple belongs
+        '{"m": [[{"m": []}, null, 1]]}',  # a map as a key
+        "[1, 2]",  # a list outside a sequence
+        '{"s": [[null, ' * 80 + "1" + "]]}" * 80,  # nested deeper than a source may be
+    ],
+)
+def test_an_entry_of_another_shape_is_parsed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_process: None, entry: str
+) -> None:
+    source, cache = tmp_path / "cards.yaml", tmp_path / "cache"
+    source.write_text(SOURCE, encoding="utf-8")
+    cache.mkdir()
+    (cache / yamlfile._entry(SOURCE)).write_text(entry, encoding="utf-8")
+    calls = _parses(monkeypatch)
+    doc = read_yaml(source, "cards.yaml", cache=cache)
+    assert calls == ["parse"] and doc.data["cards"][1]["name"] == "Due"
+    assert doc.locate(["cards", 1, "name"]) == (5, 5)
+
+
 def test_a_cache_that_cannot_be_written_only_costs_time(tmp_path: Path, new_process: None) -> None:
     source = tmp_path / "cards.yaml"
     source.write_text(SOURCE, encoding="utf-8")

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import ruamel.yaml
 from ruamel.yaml import YAML
@@ -26,19 +26,41 @@ from pipeline.common.output import atomic_write
 from pipeline.common.problems import Problem, SourceError
 
 
-@dataclass
 class YamlDoc:
-    """A parsed YAML file: plain data for validation, the tree for locating keys."""
+    """A parsed YAML file: plain data for validation, the tree for locating keys.
 
-    path: Path
-    display: str  # path as shown in messages (relative to the project)
-    tree: Any  # ruamel round-trip nodes, which remember their lines
-    data: Any  # the same content as plain dicts and lists
-    text: str = ""  # the file's text
+    A file read from the disk cache keeps the cache's entry (plain JSON with every key's
+    and item's line) and makes the ruamel tree only when a caller asks for it: `locate`
+    reads the lines from the entry, so checking a file that has no problem, or a few,
+    never builds a tree."""
+
+    def __init__(
+        self,
+        path: Path,
+        display: str,
+        tree: Any,
+        data: Any,
+        text: str = "",
+        entry: Any = None,
+    ):
+        self.path = path
+        self.display = display  # path as shown in messages (relative to the project)
+        self.data = data  # the content as plain dicts and lists
+        self.text = text  # the file's text
+        self._tree = tree  # ruamel round-trip nodes, which remember their lines
+        self._entry = entry  # or, until the tree is asked for, the cache entry (_to_json)
+
+    @property
+    def tree(self) -> Any:
+        if self._entry is not None:
+            self._tree, self._entry = _from_json(self._entry), None
+        return self._tree
 
     def locate(self, loc: Sequence[str | int]) -> tuple[int | None, int | None]:
         """1-based line and column of the deepest node of `loc` present in the file."""
-        node = self.tree
+        if self._entry is not None:
+            return _locate_entry(self._entry, loc)
+        node = self._tree
         line, col = (1, 1) if node is not None else (None, None)
         for key in loc:
             if isinstance(node, CommentedMap) and key in node:
@@ -84,7 +106,14 @@ _PARSED: dict[str, bytes] = {}
 _PARSED_MAX = 512
 
 
-def _parse(text: str, cache: Path | None = None) -> tuple[Any, bool]:
+class _Entry(NamedTuple):
+    """A disk cache entry read back: its JSON (_to_json) and the plain data it holds."""
+
+    value: Any
+    data: Any
+
+
+def _parse(text: str, cache: Path | None = None) -> tuple[Any, _Entry | None, bool]:
     """The round-trip tree of `text`. Parsing is most of the time it takes to read the
     sources (a `db build` reads every file of every game), and the same
     text is read again and again: by a process that runs several commands (`cartiera
@@ -94,20 +123,24 @@ def _parse(text: str, cache: Path | None = None) -> tuple[Any, bool]:
     and, when a `cache` folder is given, its data and lines are kept on disk as JSON
     (`keep_parsed`) under the digest of the text and of the parser that read it. A tree
     read from disk has its lines but no comments: a caller that writes the file back
-    reads it without a cache. Returns the tree and whether the text was parsed now."""
+    reads it without a cache, and an entry makes its tree only when asked (see YamlDoc).
+    Returns the tree, or None and the entry, and whether the text was parsed now."""
     handed = _HANDED.pop(text, None)
     if handed is not None:
-        return handed, False
+        return handed, None, False
     pickled = _PARSED.get(text)
     if pickled is not None:
-        return pickle.loads(pickled), False
+        return pickle.loads(pickled), None, False
     if cache is not None:
-        with contextlib.suppress(OSError, ValueError, TypeError, KeyError, IndexError):
-            # not there yet, cut short, or not a tree this version wrote: parse instead
-            return _from_json(json.loads((cache / _entry(text)).read_bytes())), False
+        with contextlib.suppress(
+            OSError, ValueError, TypeError, KeyError, IndexError, RecursionError
+        ):  # not there yet, cut short, or not a tree this version wrote: parse instead
+            value = json.loads((cache / _entry(text)).read_bytes())
+            data = _plain_entry(value, [MAX_VALUES + len(text)] * 2, MAX_DEPTH)
+            return None, _Entry(value, data), False
     tree = round_trip_yaml().load(io.StringIO(text))
     _remember(text, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
-    return tree, True
+    return tree, None, True
 
 
 def keep_parsed(cache: Path, text: str, tree: Any) -> None:
@@ -149,6 +182,58 @@ def _scalar(value: Any) -> Any:
     if value is None:
         return None
     raise _NotPlain(type(value).__name__)
+
+
+def _locate_entry(value: Any, loc: Sequence[str | int]) -> tuple[int | None, int | None]:
+    """YamlDoc.locate on a cache entry, which holds the tree's lines."""
+    line, col = (1, 1) if value is not None else (None, None)
+    for key in loc:
+        if isinstance(value, dict) and "m" in value:
+            found = next(([lines, item] for k, lines, item in value["m"] if k == key), None)
+        elif isinstance(value, dict) and isinstance(key, int) and 0 <= key < len(value["s"]):
+            found = value["s"][key]
+        else:
+            break
+        if found is None or found[0] is None:  # absent, or a node with no line
+            break
+        line, col = found[0][0] + 1, found[0][1] + 1
+        value = found[1]
+    return line, col
+
+
+def _plain_entry(value: Any, budget: list[int], depth: int) -> Any:
+    """plain() of the tree a cache entry holds, without making the tree, and within the
+    same limits. ValueError or TypeError for an entry _to_json did not write (an entry
+    over the limits cannot have been written either: reading the text says why)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise YamlTooLarge(f"more than {budget[1]:,} values")
+    if isinstance(value, dict):
+        if depth <= 0:
+            raise YamlTooLarge(f"nested more than {MAX_DEPTH} levels deep")
+        if "m" in value:
+            found = {}
+            for key, lines, item in value["m"]:
+                if isinstance(key, (dict, list)) or not _are_lines(lines):
+                    raise ValueError("not an entry of this version")
+                found[str(key)] = _plain_entry(item, budget, depth - 1)
+            return found
+        items = []
+        for lines, item in value["s"]:
+            if not _are_lines(lines):
+                raise ValueError("not an entry of this version")
+            items.append(_plain_entry(item, budget, depth - 1))
+        return items
+    if isinstance(value, list):
+        raise ValueError("not an entry of this version")
+    return value
+
+
+def _are_lines(lines: Any) -> bool:
+    """None, or ruamel's [line, column, …] of a key or item."""
+    return lines is None or (
+        type(lines) is list and len(lines) >= 2 and all(type(n) is int for n in lines)
+    )
 
 
 def _from_json(value: Any) -> Any:
@@ -236,7 +321,7 @@ def read_yaml(
             )
         ) from None
     try:
-        tree, parsed = _parse(text, cache)
+        tree, entry, parsed = _parse(text, cache)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = (exc.problem or exc.context or "invalid YAML").strip()
@@ -257,13 +342,15 @@ def read_yaml(
         ) from None
     except RecursionError:  # the parser recurses once per level, before plain() can count
         raise _too_large(display, game, f"nested more than {MAX_DEPTH} levels deep") from None
+    if entry is not None:
+        return YamlDoc(path, display, None, entry.data, text, entry.value)
     try:
         data = plain(tree, MAX_VALUES + len(text))  # aliases: a few values more than the text
     except YamlTooLarge as exc:
         raise _too_large(display, game, str(exc)) from None
     if cache is not None and parsed:
         keep_parsed(cache, text, tree)
-    return YamlDoc(path=path, display=display, tree=tree, data=data, text=text)
+    return YamlDoc(path, display, tree, data, text)
 
 
 def _too_large(display: str, game: str | None, what: str) -> SourceError:

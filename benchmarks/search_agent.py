@@ -11,13 +11,14 @@ Samurai Sword's fewest, three), then by random at every player count the game al
 search's seat rotates from game to game. Printed as a Markdown table (the README's): the
 search's win rate with its 95% Wilson interval, a seat's parity in those games (the share
 of players who win an average game: 50% at two seats, less when games are drawn or teams
-are dealt by role), the search's score (a game nobody won, drawn or stopped by an engine's
-safeguard, counts 1/seats: at two seats, wins plus half the draws, whose parity is 50%
-however often games are drawn; its Wilson interval treats each game as a coin, whose
-spread is at least a score's, so it errs wide), and the cost per searched decision in CPU
-milliseconds and iterations (forced moves are not searched). Goals (issue 32): above 55%
-against the hand-written agent at two seats (the score where a game can be drawn, as a
-draw is neither side beating the other), above 90% against random.
+are dealt by role), the search's score at two seats (wins plus half the games nobody won,
+drawn or stopped by an engine's safeguard: its parity is 50% however often games are drawn;
+its Wilson interval treats each game as a coin, whose spread is at least a score's, so it
+errs wide; "—" at more seats, where a team's win is not one side beating the other), and
+the cost per searched decision in CPU milliseconds and iterations (forced moves are not
+searched). Goals (issue 32): above 55% against the hand-written agent at two seats (the
+score where a game can be drawn, as a draw is neither side beating the other), above 90%
+against random.
 
 With --clairvoyant the search sees the real game instead of drawing what it cannot see
 (Clairvoyant below): no player can do that, so its win rate is what this search would reach
@@ -126,9 +127,8 @@ def run(rules: Any, match: Match, seed: int) -> dict[str, Any]:
             assert outcome is not None
             wins += seat in outcome.winners
             winners += len(outcome.winners)
-            # a game nobody won (a draw, or one an engine's safeguard stopped) is shared
-            shared = 0.0 if outcome.winners else 1 / match.players
-            score += 1.0 if seat in outcome.winners else shared
+            # a game nobody won (a draw, or one an engine's safeguard stopped) is halved
+            score += 1.0 if seat in outcome.winners else 0.0 if outcome.winners else 0.5
             searches += search.agent.searches
             iterations += search.agent.iterations
             seconds += search.seconds
@@ -169,12 +169,13 @@ def measure(project_dir: Path | None, match: Match, seed: int) -> str:
     rules = load_rules(open_project(project_dir), match.slug)
     found = run(rules, match, seed)
     r, s = found["rate"], found["score"]
+    score = f"{100 * s['rate']:.0f}% ({100 * s['low']:.0f}-{100 * s['high']:.0f})"
     against = match.opponent + (" (search clairvoyant)" if match.clairvoyant else "")
     return (
         f"| {match.slug} | {match.players} | {against} | {match.iterations} "
         f"| {match.games} | {100 * r['rate']:.0f}% ({100 * r['low']:.0f}-{100 * r['high']:.0f}) "
         f"| {100 * found['parity']:.0f}% "
-        f"| {100 * s['rate']:.0f}% ({100 * s['low']:.0f}-{100 * s['high']:.0f}) "
+        f"| {score if match.players == 2 else '—'} "
         f"| {found['ms']:.0f} | {found['iterations']:.0f} |"
     )
 

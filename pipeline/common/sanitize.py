@@ -107,8 +107,12 @@ def unsafe_markdown(text: str) -> list[tuple[int, int, str]]:
     """(line, column, what) for each thing in source Markdown that the sanitizer or the
     renderer's fetcher would drop: a link whose scheme is not http(s)/mailto, a picture
     that is not a relative path, an attribute list that sets more than classes and ids."""
-    found = []
+    found: list[tuple[int, int, str]] = []
+    if "](" not in text and "{" not in text:
+        return found
     for number, line in enumerate(text.splitlines(), start=1):
+        if "](" not in line and "{" not in line:  # neither a link's target nor an attr list
+            continue
         for match in _MD_TARGET.finditer(line):
             what = _unsafe_target(match[2], picture=bool(match[1]))
             if what:

@@ -48,18 +48,18 @@ class YamlDoc:
         self.data = data  # the content as plain dicts and lists
         self.text = text  # the file's text
         self._tree = tree  # ruamel round-trip nodes, which remember their lines
-        self._entry = entry  # or, until the tree is asked for, the cache entry (_to_json)
+        self._cached = entry  # or, until the tree is asked for, the cache entry (_to_json)
 
     @property
     def tree(self) -> Any:
-        if self._entry is not None:
-            self._tree, self._entry = _from_json(self._entry), None
+        if self._cached is not None:
+            self._tree, self._cached = _from_json(self._cached), None
         return self._tree
 
     def locate(self, loc: Sequence[str | int]) -> tuple[int | None, int | None]:
         """1-based line and column of the deepest node of `loc` present in the file."""
-        if self._entry is not None:
-            return _locate_entry(self._entry, loc)
+        if self._cached is not None:
+            return _locate_entry(self._cached, loc)
         node = self._tree
         line, col = (1, 1) if node is not None else (None, None)
         for key in loc:

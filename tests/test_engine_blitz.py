@@ -329,6 +329,21 @@ def test_pescare_da_avversario(rules):
     assert draw.args[0] == 1 and [len(h) for h in state.hands] == [2, 2, 2]
 
 
+def test_a_card_seen_going_into_a_hand_stays_there_in_every_world(rules):
+    """The player drawn from sees which card went: the worlds drawn for it keep that card
+    in the drawer's hand, until the card leaves it (then nobody knows where it goes)."""
+    state = at(rules, 2, turn=1, hands={1: ["acqua"], 2: ["fuoco", "terra", "aria"]}, deck=DECK)
+    move(rules, state, {"draw": 2})
+    (taken,) = next(e for e in reversed(state.log) if e.kind == "draw").args[1]
+    assert state.known == [0, 1 << taken]
+    assert all(taken in state.determinize(1, seed).hands[0] for seed in range(30))
+    unseen = 9 if taken != 9 else 27  # seat 1's other card, which seat 2 never saw go
+    assert any(unseen not in state.determinize(1, seed).hands[0] for seed in range(30))
+    code = rules.table.codes[state.inst.card[taken]]
+    move(rules, state, {"expose": code})
+    assert state.known == [0, 0]
+
+
 def test_senza_carte(rules):
     state = at(
         rules,
@@ -474,6 +489,13 @@ def test_scambia_x1(rules):
     assert state.observation(1)["revealed"] == ["aria", "terra"]  # everyone sees that hand
     move(rules, state, {"take": "terra", "give": "ruba-x1"})
     assert [rules.table.codes[state.inst.card[c]] for c in state.hands[0]] == ["terra"]
+    # the swapper knows the other hand as it left it (not the card it drew next), and the
+    # other knows which card went to the swapper
+    (shown,) = [e.args[1] for e in state.log if e.kind == "reveal"]
+    (_, took, gave) = next(e.args for e in state.log if e.kind == "swap_hand")
+    after = {*shown, gave} - {took}
+    assert state.known == [sum(1 << c for c in after), 1 << took]
+    assert set(state.hands[1]) > after  # the new card from the deck
     assert any(e.kind == "swap_hand" for e in state.log)
     # table for table, even from a complete collection, which then falls apart
     state = at(rules, **position)

@@ -161,6 +161,9 @@ class BlitzState:
         self.chain_action: Action = ()
         self.responders: list[int] = []
         self.swap_target = -1
+        # known[x]: bit c set when player x knows that card c is in another player's hand,
+        # having seen it go there (a blind draw from x's hand, a swap of hands)
+        self.known = [0] * n
         self.result: Outcome | None = None
         self._player = 0
         self._options: list[Action] = []
@@ -221,6 +224,7 @@ class BlitzState:
         other.own_turns = self.own_turns[:]
         other.chain = self.chain[:]
         other.responders = self.responders[:]
+        other.known = self.known[:]
         other._options = self._options[:]
         return other
 
@@ -270,7 +274,9 @@ class BlitzState:
 
     def determinize(self, player: int, seed: int) -> BlitzState:
         """Other hands and the deck drawn again from the cards `player` cannot see; a hand
-        shown by a Scambia stays, and so does one Blocca of each player still to answer."""
+        shown by a Scambia stays, and so does one Blocca of each player still to answer,
+        and every card `player` saw go into another's hand (``known``) and that is still
+        there."""
         other = self.clone()
         kept: dict[int, list[int]] = {}
         if self.phase == SWAP and self.swap_target != player:
@@ -280,6 +286,12 @@ class BlitzState:
             for q in self.responders:
                 if q != player and q not in kept:
                     kept[q] = [next(c for c in self.hands[q] if role[c] == BLOCCA)]
+        known = self.known[player]
+        if known:
+            for q in range(self.num_players):
+                if q != player:
+                    held = kept.setdefault(q, [])
+                    held += [c for c in self.hands[q] if known >> c & 1 and c not in held]
         pool = self.deck[:]
         sizes = {}
         for q in range(self.num_players):
@@ -451,6 +463,8 @@ class BlitzState:
         i = self.chance.integer("carta dalla mano", 0, len(hand) - 1)
         card = hand.pop(i)
         self.hands[p].append(card)
+        self._forget(card)
+        self.known[source] |= 1 << card  # the player drawn from sees which card went
         self._log("draw", p, (source, (card,)))
 
     def _take(self, p: int, count: int) -> None:
@@ -507,7 +521,13 @@ class BlitzState:
         card = self.inst.card
         c = min(c for c in self.hands[p] if card[c] == d)
         self.hands[p].remove(c)
+        self._forget(c)
         return c
+
+    def _forget(self, c: int) -> None:
+        """Card c left the hand it was in: what anyone knew of it there no longer holds."""
+        mask = ~(1 << c)
+        self.known = [k & mask for k in self.known]
 
     def _main(self, p: int, action: Action) -> None:
         verb = action[0]
@@ -668,6 +688,7 @@ class BlitzState:
         role = self.inst.role
         c = min(c for c in self.hands[q] if role[c] == BLOCCA)
         self.hands[q].remove(c)
+        self._forget(c)
         self.discards.append(c)
         against = self.chain[-1][0]
         self.chain.append((q, c))
@@ -754,6 +775,10 @@ class BlitzState:
         gave = self._from_hand(p, action[2])
         self.hands[p].append(took)
         self.hands[q].append(gave)
+        # p saw q's hand and gave it `gave`; q sees which of its cards p took
+        for c in self.hands[q]:
+            self.known[p] |= 1 << c
+        self.known[q] |= 1 << took
         self._log("swap_hand", p, (q, took, gave))
         self.swap_target = -1
         self.phase = MAIN

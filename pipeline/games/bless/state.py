@@ -264,8 +264,8 @@ class BlessGame(Turns):
         return worth + sum(0.05 * (self.info[c].occhio + self.info[c].karma) for c in hand)
 
     def estimate(self) -> list[float]:
-        """The two players' returns guessed from `value` (ESTIMATE_SCALE of it is about
-        three quarters of a win)."""
+        """The two players' returns guessed from `value`: a lead of ESTIMATE_SCALE (two
+        points) counts as 0.46 of a win, twice that as 0.76."""
         if self.over:
             return self.returns()
         ahead = math.tanh((self.value(0) - self.value(1)) / (2 * ESTIMATE_SCALE))

@@ -25,11 +25,11 @@ With --clairvoyant the search sees the real game instead of drawing what it cann
 at that budget if nothing were hidden; against random, the part of the gap to 90% that
 hidden cards and draws do not explain.
 
-The matches are spread over --jobs processes (default: every core); each is seeded on its
-own, so the table does not depend on how many. The plan below fits about 75 minutes of CPU
-in pure Python, a third of it Bless against greedy: a rollout is a whole game played by the
-policy (two decisions and Bless's estimate for Bless), so budgets follow what a rollout
-costs.
+The matches are spread over --jobs processes (default: every core), ten games at a time;
+every game is seeded on its own, so the table does not depend on how many. The plan below
+fits about 75 minutes of CPU in pure Python, a third of it Bless against greedy: a rollout
+is a whole game played by the policy (two decisions and Bless's estimate for Bless), so
+budgets follow what a rollout costs.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import argparse
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,8 @@ class Clairvoyant(SearchAgent):
         return state.clone()
 
 
+CHUNK = 10  # games a process plays of one match before taking the next chunk
+
 BEST = {"bless": "greedy", "mazzo": "bluffer", "blitz": "greedy", "bldng": "builder"}
 BEST["samurai-sword"] = "guerriero"
 # slug: ((iterations, games) against BEST at the fewest seats (two where the game allows
@@ -103,12 +105,11 @@ class Timed:
         return action
 
 
-def run(rules: Any, match: Match, seed: int) -> dict[str, Any]:
-    """`match.games` games with the search's seat rotating; its wins and its costs."""
-    wins = winners = searches = iterations = 0
-    seconds = score = 0.0
+def run(rules: Any, match: Match, seed: int, indices: range) -> Tally:
+    """The games `indices` of `match`, with the search's seat rotating: what they add up to."""
+    tally = Tally()
     with many_games():
-        for index in range(match.games):
+        for index in indices:
             seat = index % match.players
             agents: list[Any] = [
                 registry.make_agent(match.slug, match.opponent, game_seed(seed, index, f"agent{p}"))
@@ -125,20 +126,31 @@ def run(rules: Any, match: Match, seed: int) -> dict[str, Any]:
             play(state, agents)
             outcome = state.outcome()
             assert outcome is not None
-            wins += seat in outcome.winners
-            winners += len(outcome.winners)
+            tally.games += 1
+            tally.wins += seat in outcome.winners
+            tally.winners += len(outcome.winners)
             # a game nobody won (a draw, or one an engine's safeguard stopped) is halved
-            score += 1.0 if seat in outcome.winners else 0.0 if outcome.winners else 0.5
-            searches += search.agent.searches
-            iterations += search.agent.iterations
-            seconds += search.seconds
-    return {
-        "rate": rate(wins, match.games),
-        "score": rate(score, match.games),  # type: ignore[arg-type]  # Wilson: see the notes
-        "parity": winners / (match.games * match.players),
-        "ms": 1000 * seconds / max(searches, 1),
-        "iterations": iterations / max(searches, 1),
-    }
+            tally.score += 1.0 if seat in outcome.winners else 0.0 if outcome.winners else 0.5
+            tally.searches += search.agent.searches
+            tally.iterations += search.agent.iterations
+            tally.seconds += search.seconds
+    return tally
+
+
+@dataclass
+class Tally:
+    """What some games of a match add up to; the chunks of a match are summed."""
+
+    games: int = 0
+    wins: int = 0
+    winners: int = 0
+    score: float = 0.0
+    searches: int = 0
+    iterations: int = 0
+    seconds: float = 0.0
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
 
 def matches(project: Any, args: argparse.Namespace) -> list[Match]:
@@ -164,19 +176,23 @@ def matches(project: Any, args: argparse.Namespace) -> list[Match]:
     return found
 
 
-def measure(project_dir: Path | None, match: Match, seed: int) -> str:
-    """One match played in this process: its table row."""
-    rules = load_rules(open_project(project_dir), match.slug)
-    found = run(rules, match, seed)
-    r, s = found["rate"], found["score"]
+def measure(project_dir: Path | None, match: Match, seed: int, indices: range) -> Tally:
+    """Some games of one match, played in this process."""
+    return run(load_rules(open_project(project_dir), match.slug), match, seed, indices)
+
+
+def row(match: Match, tally: Tally) -> str:
+    """A match's table row."""
+    r, s = rate(tally.wins, tally.games), rate(tally.score, tally.games)  # type: ignore[arg-type]
     score = f"{100 * s['rate']:.0f}% ({100 * s['low']:.0f}-{100 * s['high']:.0f})"
     against = match.opponent + (" (search clairvoyant)" if match.clairvoyant else "")
+    searches = max(tally.searches, 1)
     return (
         f"| {match.slug} | {match.players} | {against} | {match.iterations} "
         f"| {match.games} | {100 * r['rate']:.0f}% ({100 * r['low']:.0f}-{100 * r['high']:.0f}) "
-        f"| {100 * found['parity']:.0f}% "
+        f"| {100 * tally.winners / (tally.games * match.players):.0f}% "
         f"| {score if match.players == 2 else '—'} "
-        f"| {found['ms']:.0f} | {found['iterations']:.0f} |"
+        f"| {1000 * tally.seconds / searches:.0f} | {tally.iterations / searches:.0f} |"
     )
 
 
@@ -209,12 +225,18 @@ def main() -> None:
         "| score (95% CI) | ms / decision | iterations / decision |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
+    # each match in chunks of games, so that one long match keeps every core busy
+    chunks = [
+        (m, range(i, min(i + CHUNK, m.games))) for m in plan for i in range(0, m.games, CHUNK)
+    ]
     with ProcessPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(measure, args.project, m, args.seed) for m in plan]
-        rows = {m: f.result() for m, f in zip(plan, futures, strict=True)}
+        futures = [pool.submit(measure, args.project, m, args.seed, games) for m, games in chunks]
+        tallies = {m: Tally() for m in plan}
+        for (match, _), future in zip(chunks, futures, strict=True):
+            tallies[match] += future.result()
     order = list(PLAN)
-    for match in sorted(rows, key=lambda m: (order.index(m.slug), m.opponent, m.players)):
-        print(rows[match])
+    for match in sorted(tallies, key=lambda m: (order.index(m.slug), m.opponent, m.players)):
+        print(row(match, tallies[match]))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from typing import Literal
 from pipeline.common.problems import Problem, as_json, as_sarif, count, github_annotation
 from pipeline.common.project import Project
 from pipeline.common.words import plural
-from pipeline.sources import provenance
 from pipeline.sources.load import LoadedGame, load_games
 
 Format = Literal["text", "json", "github", "sarif"]
@@ -39,6 +38,8 @@ def validate(project: Project, slugs: Sequence[str] | None = None, layout: bool 
     if layout:
         check_text_fit(project, games)
     if project.seeds_dir is not None:
+        from pipeline.sources import provenance  # only with the seeds: its patterns cost 5 ms
+
         for game in games:
             game.problems += provenance.check_game(project, game, project.seeds_dir)
     problems = [p for game in games for p in game.problems]

@@ -2689,3 +2689,23 @@ def test_turn_cap_stops_the_game(rules):
         assert outcome.how == "turni-esauriti" and g.returns() == [0.0, 0.0]
         last = rules.narrate(g.log)[-1]
         assert "interrompe la partita al limite di turni" in last and "senza risultato" in last
+
+
+def test_a_card_seen_going_into_a_hand_stays_there_in_every_world(rules):
+    """Prima Notte takes a card from the Vuoto, where both players see it go: every world
+    drawn for the opponent (the search's determinize) keeps it in the taker's hand, while
+    the rest of that hand is dealt again. A card taken from the Mazzo is not seen; a card
+    that leaves the hand is forgotten."""
+    g = game(rules, {"hand": ["prima-notte", "pendolo-veggente", SPARE]}, vuoto=["orizzonte"])
+    play(rules, g, {"cast": "prima-notte"})
+    taken, other = rules.card("orizzonte"), rules.card(SPARE)
+    assert where(rules, g, "orizzonte") == "hand-1" and g.known == [0, 1 << taken]
+    worlds = [g.determinize(1, seed) for seed in range(30)]
+    assert all(w.zone[taken] == g.zone[taken] for w in worlds)
+    assert any(w.zone[other] != g.zone[other] for w in worlds)
+    play(rules, g, {"cast": "pendolo-veggente", "as": "preghiera"})  # takes from the Mazzo
+    pick(rules, g, rules.cards[g.pending.options[0]].code if g.pending else None)
+    assert g.known == [0, 1 << taken]
+    play(rules, g, {"choose": []})  # its turn has ended: the Mulligan, keeping the hand
+    play(rules, g, {"cast": "orizzonte"})  # seat 2, with nothing to play, has passed
+    assert g.known == [0, 0]

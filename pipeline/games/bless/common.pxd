@@ -31,6 +31,7 @@ cdef class GameFields(Reader):
     cdef public object first
     cdef public object host
     cdef public object invoked
+    cdef public object known
     cdef public object lasting
     cdef public object log
     cdef public object max_turns

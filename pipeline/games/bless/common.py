@@ -165,6 +165,7 @@ class GameFields(Reader):
         "first",
         "host",
         "invoked",
+        "known",
         "lasting",
         "log",
         "max_turns",
@@ -190,6 +191,9 @@ class GameFields(Reader):
     max_turns: int
     attacked: list[int]
     invoked: list[int]
+    # known[p]: bit c set while player p knows that card c is in the other hand, having
+    # seen it go there from a public zone; a card that leaves a hand is forgotten
+    known: list[int]
     responded: list[int]
     barrier: list[int]
     host: list[int]

@@ -262,8 +262,11 @@ class Effects(Values):
 
     def _op_take(self, f: Frame, st: CStep, ctx: Ctx) -> int:
         for c in f.picks:
-            self._log("take", f.user, (c, self.zone[c]))
+            source = self.zone[c]
+            self._log("take", f.user, (c, source))
             self._move(c, 2 * HAND + f.user)
+            if source != MAZZO:  # taken from where both can see (or from the other's hand)
+                self.known[1 - f.user] |= 1 << c
         if st.shuffle:
             self._shuffle(MAZZO)
         return DONE
@@ -290,7 +293,10 @@ class Effects(Values):
             owner = self.controller(c) if self.zone[c] >> 1 in (MAL, PRE) else f.user
             self._log("return", owner, (c, st.to))
             self._leave(c, "return")
+            public = self.zone[c] != MAZZO
             self._move(c, 2 * HAND + owner if st.to == "hand" else MAZZO)
+            if st.to == "hand" and public:
+                self.known[1 - owner] |= 1 << c
         if st.to == "mazzo" and st.shuffle and f.picks:
             self._shuffle(MAZZO)
         return DONE

@@ -187,12 +187,20 @@ class Field(Effects):
             pile.remove(c)
         self.piles[dest].append(c)
         self.zone[c] = dest
+        if source >> 1 == HAND and (self.known[0] or self.known[1]):
+            self._forget(c)
         if MAL <= source >> 1 <= PRE:
             self._moved(c)
         elif MAL <= dest >> 1 <= PRE:
             self._moved(c, entered=dest >> 1 == MAL)
         else:
             self._touch()
+
+    def _forget(self, c: int) -> None:
+        """Card c left the hand it was in: what anyone knew of it there no longer holds.
+        (A Python method, so that the bit mask is a Python int in the compiled build too.)"""
+        mask = ~(1 << c)
+        self.known = [k & mask for k in self.known]
 
     def _leave(self, c: int, why: str) -> None:
         """A card leaves its zone of the field: it keeps nothing (4.4); its Legami go (5.6)."""

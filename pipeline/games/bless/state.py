@@ -62,6 +62,7 @@ class BlessGame(Turns):
         self.stasi = [0] * n
         self.attacked = [-1] * n
         self.invoked = [-1] * n
+        self.known = [0, 0]
         self.responded = [-1] * n
         self.barrier = [-1] * n
         self.host = [-1] * n
@@ -167,6 +168,7 @@ class BlessGame(Turns):
         g.stasi = self.stasi[:]
         g.attacked = self.attacked[:]
         g.invoked = self.invoked[:]
+        g.known = self.known[:]
         g.responded = self.responded[:]
         g.barrier = self.barrier[:]
         g.host = self.host[:]
@@ -231,14 +233,18 @@ class BlessGame(Turns):
         }
 
     def determinize(self, player: int, seed: int) -> BlessGame:
-        """A copy where what `player` cannot see is drawn again: Mazzo order, opponent's hand."""
+        """A copy where what `player` cannot see is drawn again: the Mazzo's order and the
+        opponent's hand, but for the cards `player` saw go into that hand (``known``)."""
         g = self.clone()
         g.chance.reseed(seed)
         other = 1 - player
-        hidden = g.piles[MAZZO] + g.piles[2 * HAND + other]
+        hand = g.piles[2 * HAND + other]
+        known = self.known[player]
+        kept = [c for c in hand if known >> c & 1] if known else []
+        hidden = g.piles[MAZZO] + ([c for c in hand if not known >> c & 1] if kept else hand)
         g.chance.rng.shuffle(hidden)
-        size = len(g.piles[2 * HAND + other])
-        g.piles[2 * HAND + other] = hidden[:size]
+        size = len(hand) - len(kept)
+        g.piles[2 * HAND + other] = kept + hidden[:size]
         g.piles[MAZZO] = hidden[size:]
         for c in g.piles[2 * HAND + other]:
             g.zone[c] = 2 * HAND + other

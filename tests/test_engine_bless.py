@@ -2709,3 +2709,5 @@ def test_a_card_seen_going_into_a_hand_stays_there_in_every_world(rules):
     play(rules, g, {"choose": []})  # its turn has ended: the Mulligan, keeping the hand
     play(rules, g, {"cast": "orizzonte"})  # seat 2, with nothing to play, has passed
     assert g.known == [0, 0]
+    g.known[1] = 1 << taken  # seat 2 "knows" a card in seat 1's hand that is on the field
+    assert "a card known to be in the other hand is not there" in g.invariants()

@@ -321,6 +321,8 @@ class BlessGame(Turns):
                 out.append("score out of step")
             if self.piles[2 * ASIDE + p]:
                 out.append("cards set aside outside a Mulligan")
+            if any(zone[c] != 2 * HAND + 1 - p for c in range(len(zone)) if self.known[p] >> c & 1):
+                out.append("a card known to be in the other hand is not there")
             if stable and len(self.piles[2 * MAL + p]) > LIMIT_MAL:
                 out.append("more than 4 Maledizioni")
             if stable and self._ecos(p) > LIMIT_ECO:

@@ -306,7 +306,7 @@ class BlessGame(Turns):
     def invariants(self) -> list[str]:
         """Every card in exactly one zone, limits kept, scores made of what was earned."""
         out: list[str] = []
-        zone, count = self.zone, 0
+        zone, count, n = self.zone, 0, len(self.zone)
         for z, pile in enumerate(self.piles):
             for c in pile:
                 if zone[c] != z:
@@ -321,7 +321,8 @@ class BlessGame(Turns):
                 out.append("score out of step")
             if self.piles[2 * ASIDE + p]:
                 out.append("cards set aside outside a Mulligan")
-            if any(zone[c] != 2 * HAND + 1 - p for c in range(len(zone)) if self.known[p] >> c & 1):
+            known = self.known[p]
+            if known and any(zone[c] != 2 * HAND + 1 - p for c in range(n) if known >> c & 1):
                 out.append("a card known to be in the other hand is not there")
             if stable and len(self.piles[2 * MAL + p]) > LIMIT_MAL:
                 out.append("more than 4 Maledizioni")

@@ -109,6 +109,22 @@ class Timed:
         return action
 
 
+@dataclass
+class Tally:
+    """What some games of a match add up to; the chunks of a match are summed."""
+
+    games: int = 0
+    wins: int = 0
+    winners: int = 0
+    score: float = 0.0
+    searches: int = 0
+    iterations: int = 0
+    seconds: float = 0.0
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+
 def run(rules: Any, match: Match, seed: int, indices: range) -> Tally:
     """The games `indices` of `match`, with the search's seat rotating: what they add up to."""
     tally = Tally()
@@ -139,22 +155,6 @@ def run(rules: Any, match: Match, seed: int, indices: range) -> Tally:
             tally.iterations += search.agent.iterations
             tally.seconds += search.seconds
     return tally
-
-
-@dataclass
-class Tally:
-    """What some games of a match add up to; the chunks of a match are summed."""
-
-    games: int = 0
-    wins: int = 0
-    winners: int = 0
-    score: float = 0.0
-    searches: int = 0
-    iterations: int = 0
-    seconds: float = 0.0
-
-    def __add__(self, other: Tally) -> Tally:
-        return Tally(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
 
 def matches(project: Any, args: argparse.Namespace) -> list[Match]:

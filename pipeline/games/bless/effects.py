@@ -265,7 +265,8 @@ class Effects(Values):
             source = self.zone[c]
             self._log("take", f.user, (c, source))
             self._move(c, 2 * HAND + f.user)
-            if source != MAZZO:  # taken from where both can see (or from the other's hand)
+            # taken from where both can see, or from the other's own hand: the other knows
+            if source != MAZZO and source != 2 * HAND + f.user:
                 self.known[1 - f.user] |= 1 << c
         if st.shuffle:
             self._shuffle(MAZZO)

@@ -240,8 +240,8 @@ class BlessGame(Turns):
         other = 1 - player
         hand = g.piles[2 * HAND + other]
         known = self.known[player]
-        kept = [c for c in hand if known >> c & 1] if known else []
-        hidden = g.piles[MAZZO] + ([c for c in hand if not known >> c & 1] if kept else hand)
+        kept = [c for c in hand if known >> c & 1]
+        hidden = g.piles[MAZZO] + [c for c in hand if not known >> c & 1]
         g.chance.rng.shuffle(hidden)
         size = len(hand) - len(kept)
         g.piles[2 * HAND + other] = kept + hidden[:size]

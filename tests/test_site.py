@@ -325,7 +325,7 @@ def test_site_says_once_what_it_leaves_out_without_site_url(built: Path, monkeyp
     import pipeline.publish.site.pages
 
     monkeypatch.delenv("CARTIERA_SITE_URL", raising=False)
-    monkeypatch.setattr(pipeline.publish.site.pages, "generate", lambda *args, **kwargs: [])
+    monkeypatch.setattr(pipeline.publish.site.pages, "_generate", lambda *args, **kwargs: [])
     monkeypatch.setattr(
         pipeline.publish.site.pages.subprocess,
         "run",

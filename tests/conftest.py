@@ -101,6 +101,35 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER"):  # once per run: in the controller
         prune(TEST_CACHE, TEST_CACHE_DAYS)
+        if not session.config.getoption("--fresh-cache") and _writable(TEST_CACHE):
+            adopt(env_dir(CACHE_ENV) or ROOT / "build" / "cache", TEST_CACHE)
+
+
+def adopt(cache: Path, into: Path) -> int:
+    """Link into the suite's cache the entries of the checkout's own render cache that it
+    lacks: what `cartiera build` rendered (the README's first command) is not rendered
+    again by the tests. Both are content-addressed caches of the same kind, which the
+    README lets clones share; the suite only reads the build's entries (a hard link: an
+    entry is replaced by rename, never written in place) and writes its own. Returns the
+    number of entries linked."""
+    if not cache.is_dir() or cache.resolve() == into.resolve():
+        return 0
+    linked = 0
+    for path in cache.rglob("*"):
+        target = into / path.relative_to(cache)
+        if path.name.startswith(".") or not path.is_file() or target.exists():
+            continue  # locks, folders, and what the suite has already
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(path, target)
+        except FileExistsError:
+            continue
+        except OSError:  # another file system: a copy, renamed into place when whole
+            part = target.with_name(f".{target.name}.part")
+            shutil.copy2(path, part)
+            os.replace(part, target)
+        linked += 1
+    return linked
 
 
 def prune(folder: Path, days: float) -> None:
@@ -142,12 +171,22 @@ def reference() -> Path:
 
 # How the tests share the two pytest-xdist workers (--dist loadgroup): the tests of one
 # file form one group, so they run on one worker and its module fixtures are made once;
-# the files that read the session's site form one group, so the site is built once per
-# run; the two files that start a PostgreSQL server form one, so it is started once per run;
+# the files with a test that reads the session's site (a fixture of SITE_FIXTURES) form
+# one group, so the site is built once per run (a session fixture is made once per
+# worker); the two files that start a PostgreSQL server form one, so it is started once;
 # a test marked xdist_group (the conformance runs) keeps its own group. Workers take
 # groups in this order: the longest first, so the two finish close together (a scheduling
 # hint only: a group out of place costs time, never a result).
-SITE_GROUP = (
+SITE_FIXTURES = frozenset(
+    {
+        "session_site_build",
+        "session_site",
+        "session_offline_site",
+        "session_server",
+        "project_server",
+    }
+)
+SITE_GROUP = (  # the files that are slow for it (SLOW); the group is found by fixture
     "test_site.py",
     "test_site_browser.py",
     "test_search_site.py",
@@ -254,13 +293,22 @@ def _slow(item: pytest.Item) -> bool:
     return item.path.name in SLOW or f"{item.path.name}::{name}" in SLOW_TESTS
 
 
-def _group(item: pytest.Item) -> str:
+def _group(item: pytest.Item, site_files: frozenset[str]) -> str:
     mark = item.get_closest_marker("xdist_group")
     if mark is not None:
         return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-    if item.path.name in SITE_GROUP:
+    if item.path.name in site_files:
         return "site"
     return "postgres" if item.path.name in POSTGRES_GROUP else item.path.name
+
+
+def _site_files(items: list[pytest.Item]) -> frozenset[str]:
+    """The files with a test that reads the session's site."""
+    return frozenset(
+        item.path.name
+        for item in items
+        if SITE_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+    )
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the marks
@@ -270,11 +318,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
     if not getattr(config.option, "loadgroup", False):
         return
+    site_files = _site_files(items)
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(_group(item)))
+            item.add_marker(pytest.mark.xdist_group(_group(item, site_files)))
     rank = {name: index for index, name in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(_group(item), len(rank)))  # stable: file order kept
+    items.sort(key=lambda item: rank.get(_group(item, site_files), len(rank)))  # stable
 
 
 @pytest.hookimpl(wrapper=True)

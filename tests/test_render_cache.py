@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import prune
+from conftest import adopt, prune
 
 from pipeline.common.project import CACHE_ENV, open_project
 from pipeline.publish.render import cache, fonts
@@ -89,3 +89,25 @@ def test_the_suites_cache_loses_only_old_entries(tmp_path: Path) -> None:
     assert new.exists() and not old.exists()
     assert not (tmp_path / "render-x").exists()  # the folders it left empty too
     prune(tmp_path / "absent", days=14)  # no cache yet: nothing to do
+
+
+def test_the_suite_adopts_what_the_build_rendered_and_only_reads_it(tmp_path: Path) -> None:
+    build, suite = tmp_path / "build-cache", tmp_path / "test-cache"
+    entries = {"render-x/faces/a.pdf": b"a", "render-x/faces/b.pdf": b"b", "yaml/c": b"c"}
+    for name, data in entries.items():
+        (build / name).parent.mkdir(parents=True, exist_ok=True)
+        (build / name).write_bytes(data)
+    (build / "render-x/faces/.bless.lock").write_bytes(b"")
+    (suite / "render-x/faces").mkdir(parents=True)
+    (suite / "render-x/faces/b.pdf").write_bytes(b"the suite's own")
+    assert adopt(build, suite) == 2
+    assert (suite / "render-x/faces/a.pdf").read_bytes() == b"a"
+    assert (suite / "yaml/c").read_bytes() == b"c"
+    assert (suite / "render-x/faces/b.pdf").read_bytes() == b"the suite's own"
+    assert not (suite / "render-x/faces/.bless.lock").exists()
+    assert adopt(build, suite) == 0  # nothing left to adopt
+    # The build replaces an entry (a rename, as every cache write): the suite keeps its own.
+    (build / "render-x/faces/a.new").write_bytes(b"A")
+    os.replace(build / "render-x/faces/a.new", build / "render-x/faces/a.pdf")
+    assert (suite / "render-x/faces/a.pdf").read_bytes() == b"a"
+    assert adopt(suite, suite) == 0 and adopt(tmp_path / "none", suite) == 0

@@ -11,7 +11,8 @@ folder, with an empty render cache for the cold build.
 
 - install: a fresh venv with the wheel (`pip wheel` of the checkout, pure Python), another
   with `pip install -e .`; dependencies come from pip's configured index and cache.
-- start-up: `cartiera --help`, `search bless re`, `validate --no-layout`: the median of 5.
+- start-up: `cartiera --help`, `search bless re`, `validate --no-layout`: the median of 5,
+  from the venv made from the wheel (as a user runs them), else from this checkout.
 - builds: a cold `cartiera build` of the five games, a no-op one, one after a card edit;
   a designer's game made by `cartiera new`, built, then a no-op build.
 - preview: `cartiera preview mazzo`; each edit of cards.yaml is timed until the state the
@@ -76,7 +77,8 @@ def copy_checkout(target: Path) -> Path:
     return target
 
 
-def installs(scratch: Path) -> None:
+def installs(scratch: Path) -> Path:
+    """Time the installs; return the venv made from the wheel."""
     source = copy_checkout(scratch / "source")
     alone = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     wall, cpu = timed(
@@ -108,15 +110,29 @@ def installs(scratch: Path) -> None:
         report(f"fresh venv: pip install {name} (with deps)", wall, 60, before, cpu)
         wall, cpu = timed([*pip, "--no-deps", "--force-reinstall", *target], scratch, alone)
         report("  again, without the dependencies", wall, 30, None, cpu)
+    return scratch / "venv-wheel"
 
 
-def startup(project: Path) -> None:
+def startup(project: Path, venv: Path | None) -> None:
+    """The commands as a user runs them: the `cartiera` script of the venv made from the
+    wheel (its modules byte-compiled by pip), else this checkout with this Python. Without
+    PYTHONDONTWRITEBYTECODE, which some machines set (this one does): Python would compile
+    every module of the checkout again on each start, some 50 ms a command that no user
+    pays. One run first, not counted, writes the bytecode and the YAML cache."""
+    env = {k: v for k, v in ENV.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    command = [*CARTIERA]
+    if venv is not None:
+        command = [str(venv / "bin" / "cartiera")]
+        env.pop("PYTHONPATH", None)
+    where = "the wheel's venv" if venv is not None else "this checkout"
+    print(f"     start-up: {' '.join(command)} ({where})")
     for args, before in (
         (["--help"], 1.2),
         (["search", "bless", "re"], 1.5),
         (["validate", "--no-layout"], 1.5),
     ):
-        times = [timed([*CARTIERA, *args], project)[0] for _ in range(5)]
+        timed([*command, *args], project, env)
+        times = [timed([*command, *args], project, env)[0] for _ in range(5)]
         report(
             f"cartiera {' '.join(args)} (median of 5)", statistics.median(times), 0.3, before, None
         )
@@ -218,12 +234,11 @@ def main() -> None:
     print(f"{os.cpu_count()} cores, {load()}; the checkout at {ROOT}")
     with tempfile.TemporaryDirectory(prefix="cartiera-first-run-") as tmp:
         scratch = Path(tmp)
-        if not args.skip_install:
-            installs(scratch)
+        venv = None if args.skip_install else installs(scratch)
         project = copy_checkout(scratch / "project")
         if not args.skip_cold:
             ENV["CARTIERA_CACHE"] = str(scratch / "cache")  # nothing rendered yet
-        startup(project)
+        startup(project, venv)
         if not args.skip_builds:
             builds(project, cold=not args.skip_cold)
         preview(project, args.edits)

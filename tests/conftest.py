@@ -2,9 +2,10 @@
 settings for documents that are not ours (seeds, reference tables).
 
 Speed: every temporary project renders into one face cache ($CARTIERA_CACHE), kept
-from run to run in build/test-cache/ (--fresh-cache: a new one for this run); its
-entries are named by content hash, and their folder by the renderers' versions and the
-installed fonts, so sharing it cannot change a result. `built` and `shared_project` copy
+from run to run in build/test-cache/ (--fresh-cache: a new one for this run) and started
+with links to what the checkout's own build cache holds (`adopt`); its entries are named
+by content hash, and their folder by the renderers' versions and the installed fonts, so
+sharing it cannot change a result. `built` and `shared_project` copy
 one database built once per session.
 """
 

@@ -5,8 +5,8 @@ Speed: every temporary project renders into one face cache ($CARTIERA_CACHE), ke
 from run to run in build/test-cache/ (--fresh-cache: a new one for this run) and started
 with links to what the checkout's own build cache holds (`adopt`); its entries are named
 by content hash, and their folder by the renderers' versions and the installed fonts, so
-sharing it cannot change a result. `built` and `shared_project` copy
-one database built once per session.
+sharing it cannot change a result. `built` and `shared_project` copy one database built
+once per session.
 """
 
 from __future__ import annotations
@@ -110,27 +110,62 @@ def adopt(cache: Path, into: Path) -> int:
     """Link into the suite's cache the entries of the checkout's own render cache that it
     lacks: what `cartiera build` rendered (the README's first command) is not rendered
     again by the tests. Both are content-addressed caches of the same kind, which the
-    README lets clones share; the suite only reads the build's entries (a hard link: an
-    entry is replaced by rename, never written in place) and writes its own. Returns the
-    number of entries linked."""
+    README lets clones share; the suite only reads the build's entries (hard links: a
+    cache replaces an entry by a rename, never writes one in place) and writes its own.
+    Returns the number of files linked."""
     if not cache.is_dir() or cache.resolve() == into.resolve():
         return 0
+    into.mkdir(parents=True, exist_ok=True)
+    return _adopt(cache, into)
+
+
+def _adopt(source: Path, target: Path, unseen: bool = False) -> int:
+    """The entries of `source` that the folder `target` lacks (all of them when `target`
+    is new and `unseen`). A folder it lacks is filled beside it and renamed into place
+    whole, as a cache publishes one (the balance figures): an interrupted run never leaves
+    half of one. Names that start with a dot (locks, unfinished writes) are not entries."""
     linked = 0
-    for path in cache.rglob("*"):
-        target = into / path.relative_to(cache)
-        if path.name.startswith(".") or not path.is_file() or target.exists():
-            continue  # locks, folders, and what the suite has already
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(path, target)
-        except FileExistsError:
+    for path in sorted(source.iterdir()):
+        dest = target / path.name
+        if path.name.startswith(".") or path.is_symlink():
             continue
-        except OSError:  # another file system: a copy, renamed into place when whole
-            part = target.with_name(f".{target.name}.part")
-            shutil.copy2(path, part)
-            os.replace(part, target)
-        linked += 1
+        if path.is_file():
+            linked += 0 if dest.exists() else _link(path, dest)
+        elif not path.is_dir():
+            continue
+        elif unseen:
+            dest.mkdir()
+            linked += _adopt(path, dest, unseen=True)
+        elif dest.is_dir():
+            linked += _adopt(path, dest)
+        elif not dest.exists():
+            part = target / f".{path.name}.adopting"
+            shutil.rmtree(part, ignore_errors=True)
+            part.mkdir()
+            count = _adopt(path, part, unseen=True)
+            try:
+                part.rename(dest)
+                linked += count
+            except OSError:  # another run put it there first
+                shutil.rmtree(part, ignore_errors=True)
     return linked
+
+
+def _link(path: Path, dest: Path) -> int:
+    """1 when `dest` is now `path` (a hard link, or a whole copy on another file system)."""
+    try:
+        os.link(path, dest)
+    except FileExistsError:
+        return 0
+    except OSError:
+        part = dest.with_name(f".{dest.name}.part")
+        try:
+            shutil.copy2(path, part)
+            os.replace(part, dest)
+        except OSError:  # a cache is only a speed-up: do without this entry
+            part.unlink(missing_ok=True)
+            return 0
+    return 1
 
 
 def prune(folder: Path, days: float) -> None:
@@ -187,7 +222,7 @@ SITE_FIXTURES = frozenset(
         "project_server",
     }
 )
-SITE_GROUP = (  # the files that are slow for it (SLOW); the group is found by fixture
+SITE_GROUP = (  # the site's files that SLOW leaves out; its group is found by fixture
     "test_site.py",
     "test_site_browser.py",
     "test_search_site.py",

@@ -111,3 +111,30 @@ def test_the_suite_adopts_what_the_build_rendered_and_only_reads_it(tmp_path: Pa
     os.replace(build / "render-x/faces/a.new", build / "render-x/faces/a.pdf")
     assert (suite / "render-x/faces/a.pdf").read_bytes() == b"a"
     assert adopt(suite, suite) == 0 and adopt(tmp_path / "none", suite) == 0
+
+
+def test_a_folder_the_suite_lacks_arrives_whole(tmp_path: Path) -> None:
+    """A cache publishes some entries as a folder, by one rename (the balance figures):
+    the suite gets such a folder whole or not at all, and nothing a build left unfinished."""
+    build, suite = tmp_path / "build-cache", tmp_path / "test-cache"
+    run = build / "balance/0123abcd"
+    run.mkdir(parents=True)
+    for name in ("report.json", "2-00-posti.svg"):
+        (run / name).write_text(name, encoding="utf-8")
+    unfinished = build / "balance/.4567.99.tmp"
+    unfinished.mkdir()
+    (unfinished / "report.json").write_text("{", encoding="utf-8")
+    renames: list[tuple[str, list[str]]] = []
+    real_rename = Path.rename
+
+    def rename(self: Path, target: Path) -> Path:
+        renames.append((Path(target).name, sorted(p.name for p in self.iterdir())))
+        return real_rename(self, target)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Path, "rename", rename)
+        assert adopt(build, suite) == 2
+    assert renames == [("balance", ["0123abcd"])]  # the top folder missing, renamed full
+    assert (suite / "balance/0123abcd/report.json").read_text(encoding="utf-8") == "report.json"
+    assert sorted(p.name for p in (suite / "balance").iterdir()) == ["0123abcd"]
+    assert [p.name for p in suite.iterdir()] == ["balance"]  # no part left beside it

@@ -29,9 +29,8 @@ The matches are spread over --jobs processes (default: every core), ten games at
 every game is seeded on its own, so the table does not depend on how many. The plan below
 fits about 170 minutes of CPU in pure Python (some 85 minutes on two cores), a third of it
 BLDNG against the builder, a fifth Mazzo against the bluffer and a seventh Bless against
-greedy: a rollout is a whole game
-played by the policy (two decisions and Bless's estimate for Bless), so budgets follow what
-a rollout costs.
+greedy: a rollout is a whole game played by the policy (two decisions and Bless's estimate
+for Bless), so budgets follow what a rollout costs.
 """
 
 from __future__ import annotations

@@ -823,6 +823,44 @@ def test_builder_sees_only_its_observation(rules):
             state.apply(rng.choice(state.legal_actions()))
 
 
+def test_worlds_give_the_others_projects_their_choices_fit(rules):
+    """A take and a pick are of a card the site needs, a discard over the limit of one it
+    can spare (4.3, 4.4, 6.3): each player's real project fits what its choices showed,
+    at every step, and a world drawn for another player gives each project it does not
+    know one that fits as well, among fewer and fewer as the game goes on."""
+    narrowed = 0
+    for seed in range(20):
+        players = 2 + seed % 5
+        state = rules.new_game(seed, players)
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            me = state.current_player()
+            unknown = [q for q in range(players) if state.known[me][q] < 0]
+            pool = set(state.projects) | {state.project[q] for q in unknown}
+            world = state.determinize(me, seed + len(state.log))
+            for q in unknown:
+                fitting = {c for c in pool if state.fits(c, state.hints[q])}
+                assert state.project[q] in fitting
+                assert world.project[q] in fitting, (seed, q, len(state.log))
+            state.apply(rng.choice(state.legal_actions()))
+        narrowed += sum(
+            len([c for c in state.projects if state.fits(c, state.hints[q])]) < len(state.projects)
+            for q in range(players)
+        )
+    assert narrowed > 20  # most players' choices ruled some projects out
+
+
+def test_free_choices_tell_nothing_of_a_project(rules):
+    state = at(rules, ["quadrato-verde", "cerchio-giallo"])  # the option scelte-libere
+    move(rules, state, {"draw": True})
+    move(rules, state, {"discard": "quadrato-verde"})
+    assert state.hints == [[], []]
+    state = at(rules, ["quadrato-verde", "cerchio-giallo"], options={})
+    spare, before = state.legal_actions()[0][1], tuple(state.site[0])
+    state.apply(("discard", spare))
+    assert state.hints[0] == [(spare, before, False)]
+
+
 def test_figures(rules):
     summaries = [rules.summarize(random_game(rules, seed, 3)) for seed in range(30)]
     tables = {t.key: t for t in rules.figures(summaries, 3)}

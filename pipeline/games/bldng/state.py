@@ -14,13 +14,15 @@ Jolly matching of matching.py): the discard of 4.3 is a card the site can spare,
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pipeline.engine.core import TERMINAL, Chance, Event, IllegalAction, Outcome, seat_zones
 
 from .cards import BldngCards
 from .matching import match
+
+Hint = tuple[int, tuple[int, ...], bool]  # a card, the site before the choice, needed or spare
 
 SLUG = "bldng"
 ROUNDS = 200  # a safeguard, no rule: a game with no builder by then is stopped (bldng-stallo)
@@ -67,7 +69,9 @@ class BldngState:
         "discard_turn",
         "dry_turn",
         "extra",
+        "fitting",
         "free",
+        "hints",
         "keep",
         "known",
         "legal",
@@ -99,6 +103,11 @@ class BldngState:
         self.keep = [-1] * players  # the You can have up to 15 cards held, or -1
         self.extra = [0] * players  # Forme a Steal lets a player hold over the limit (6.4)
         self.known = [[-1] * players for _ in range(players)]  # known[p][q]: q's project
+        # What everyone saw each player's needs tell of its project: (card, site, needed),
+        # a take or a pick of a card its site needed, or a discard over the limit of a card
+        # its site could spare (see fits). Cleared when the player gets another project.
+        self.hints: list[list[Hint]] = [[] for _ in range(players)]
+        self.fitting: tuple[tuple[int, int], dict[int, frozenset[int]]] | None = None
         self.out: list[int] = []  # the link card, and cards a scenario leaves out
         self.resolving: list[int] = []  # What happens being applied or set aside
         self.direction = 1
@@ -131,6 +140,7 @@ class BldngState:
 
     def _set_project(self, p: int, card: int) -> None:
         self.project[p] = card
+        self.hints[p] = []
         for q in range(self.num_players):
             self.known[q][p] = card if q == p else -1
 
@@ -249,17 +259,21 @@ class BldngState:
             self.tasks.append(("draw", p))
         elif kind == "take":  # 4.4
             card = self.discard.pop()
+            self._hint(p, card, True)
             self.site[p].append(card)
             self.log.append(Event("take", p, (card,)))
             self.tasks.append(("excess", p, 1))
             self._check_win([p])
         elif kind == "discard":
+            if task[3] == "limite":
+                self._hint(p, action[1], False)
             self._discard(p, action[1], task[3])
             if task[2] > 1:
                 self.tasks.append(("discard", p, task[2] - 1, task[3]))
         elif kind in ("pick", "pass"):  # 6.3
             targets, taken = task[2], task[3]
             if kind == "pick":
+                self._hint(p, action[1], True)
                 self._move(action[1], targets[0], p, "pick")
                 taken += 1
             if targets[1:]:
@@ -273,6 +287,31 @@ class BldngState:
             self._move(action[1], owner, p, "steal")
             self.extra[p] = max(self.extra[p], len(self.site[p]) - self.limit(p))
             self._check_win([p])
+
+    def _hint(self, p: int, card: int, needed: bool) -> None:
+        """Remember a choice the rules allow only for a card p's site needs (`needed`), or
+        only for one it can spare: with the site as it was, everyone saw both."""
+        if not self.free:
+            self.hints[p].append((card, tuple(self.site[p]), needed))
+
+    def fits(self, project: int, hints: Sequence[Hint]) -> bool:
+        """Whether `project` could be the one behind every choice in `hints`: each card
+        taken or picked covered one more of its elements, each card discarded over the
+        limit covered none that the rest of the site did not (or none could be spared)."""
+        covered = self.cards.covered
+        for card, site, needed in hints:
+            if needed:
+                if covered(project, [*site, card]) <= covered(project, site):
+                    return False
+                continue
+            whole, rest = covered(project, site), list(site)
+            rest.remove(card)
+            if covered(project, rest) != whole and any(
+                covered(project, [x for i, x in enumerate(site) if i != j]) == whole
+                for j in range(len(site))
+            ):
+                return False
+        return True
 
     def _move(self, card: int, owner: int, p: int, how: str) -> None:
         self.site[owner].remove(card)
@@ -440,6 +479,7 @@ class BldngState:
         n = self.num_players
         self.project = [self.project[(q + 1) % n] for q in range(n)]
         self.known = [[row[(q + 1) % n] for q in range(n)] for row in self.known]
+        self.hints = [self.hints[(q + 1) % n] for q in range(n)]
         for q in range(n):
             self.known[q][q] = self.project[q]
         self.log.append(Event("shift", p, (tuple(self.project),)))
@@ -504,7 +544,8 @@ class BldngState:
 
     def determinize(self, player: int, seed: int) -> BldngState:
         """Shuffle again what `player` cannot see: the Forme deck, the project deck and the
-        projects of the others that `player` does not know."""
+        projects of the others that `player` does not know, each drawn among those that
+        fit what its takes, picks and discards showed (any, when none fits)."""
         rng = random.Random(seed)
         copy = self.clone()
         copy.chance.reseed(rng.getrandbits(32))
@@ -512,11 +553,31 @@ class BldngState:
         unknown = [q for q in range(self.num_players) if self.known[player][q] < 0]
         pool = copy.projects + [self.project[q] for q in unknown]
         rng.shuffle(pool)
+        fitting = self._fitting(player, unknown, pool)
+        drawn = _assign(unknown, pool, fitting)
+        pool = [c for c in pool if c not in drawn.values()]
         for q in unknown:
-            copy.project[q] = pool.pop()
+            copy.project[q] = drawn[q] if q in drawn else pool.pop()
             copy.known[q][q] = copy.project[q]
         copy.projects = pool
         return copy
+
+    def _fitting(
+        self, player: int, unknown: list[int], pool: list[int]
+    ) -> dict[int, frozenset[int]]:
+        """The projects of `pool` that fit each unknown player's hints; kept for the next
+        world of the same state (a search draws hundreds from one)."""
+        key = (player, len(self.log))  # every action logs an event: the state as it is now
+        if self.fitting is None or self.fitting[0] != key:
+            candidates = set(pool)
+            self.fitting = (
+                key,
+                {
+                    q: frozenset(c for c in candidates if self.fits(c, self.hints[q]))
+                    for q in unknown
+                },
+            )
+        return self.fitting[1]
 
     def zones(self) -> dict[str, list[int]]:
         out = {
@@ -548,6 +609,8 @@ class BldngState:
         copy.keep = list(self.keep)
         copy.extra = list(self.extra)
         copy.known = [list(k) for k in self.known]
+        copy.hints = [list(h) for h in self.hints]
+        copy.fitting = None
         copy.out = list(self.out)
         copy.resolving = list(self.resolving)
         copy.tasks = list(self.tasks)
@@ -558,6 +621,29 @@ class BldngState:
         ):  # fmt: skip
             setattr(copy, name, getattr(self, name))
         return copy
+
+
+def _assign(
+    players: list[int], pool: list[int], fitting: dict[int, frozenset[int]]
+) -> dict[int, int]:
+    """A different project of `pool` for each of `players`, one that fits it, for as many
+    as can have one at once (a largest matching, by augmenting paths); each takes the first
+    free one in the order of `pool`, which the caller shuffled."""
+    options = {q: [c for c in pool if c in fitting[q]] for q in players}
+    owner: dict[int, int] = {}  # project -> player
+
+    def augment(q: int, seen: set[int]) -> bool:
+        for c in options[q]:
+            if c not in seen:
+                seen.add(c)
+                if c not in owner or augment(owner[c], seen):
+                    owner[c] = q
+                    return True
+        return False
+
+    for q in players:
+        augment(q, set())
+    return {q: c for c, q in owner.items()}
 
 
 STEPS: dict[str, Callable[..., None]] = {

@@ -103,10 +103,11 @@ class BldngState:
         self.keep = [-1] * players  # the You can have up to 15 cards held, or -1
         self.extra = [0] * players  # Forme a Steal lets a player hold over the limit (6.4)
         self.known = [[-1] * players for _ in range(players)]  # known[p][q]: q's project
-        # What everyone saw each player's needs tell of its project: (card, site, needed),
-        # a take or a pick of a card its site needed, or a discard over the limit of a card
-        # its site could spare (see fits). Cleared when the player gets another project.
+        # What each player's choices showed everyone of its project (see fits): a take or
+        # a pick of a card its site needed, a discard over the limit of one it could spare.
+        # Cleared when the player gets another project.
         self.hints: list[list[Hint]] = [[] for _ in range(players)]
+        # determinize's reading of the hints, for the state as it is now (see _fitting)
         self.fitting: tuple[tuple[int, int], dict[int, frozenset[int]]] | None = None
         self.out: list[int] = []  # the link card, and cards a scenario leaves out
         self.resolving: list[int] = []  # What happens being applied or set aside
@@ -627,8 +628,8 @@ def _assign(
     players: list[int], pool: list[int], fitting: dict[int, frozenset[int]]
 ) -> dict[int, int]:
     """A different project of `pool` for each of `players`, one that fits it, for as many
-    as can have one at once (a largest matching, by augmenting paths); each takes the first
-    free one in the order of `pool`, which the caller shuffled."""
+    as can have one at once (a largest matching, by augmenting paths); each tries them in
+    the order of `pool`, which the caller shuffled."""
     options = {q: [c for c in pool if c in fitting[q]] for q in players}
     owner: dict[int, int] = {}  # project -> player
 

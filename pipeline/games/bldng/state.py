@@ -232,8 +232,18 @@ class BldngState:
 
     def needs(self, p: int, card: int) -> bool:
         """Whether p needs the Forma `card`: with it the site covers more of the project."""
-        cards, site = self.cards, self.site[p]
-        return cards.covered(self.project[p], [*site, card]) > cards.covered(self.project[p], site)
+        return self._adds(self.project[p], self.site[p], card)
+
+    def _adds(self, project: int, site: Sequence[int], card: int) -> bool:
+        """Whether `site` with `card` covers more elements of `project` than without."""
+        covered = self.cards.covered
+        return covered(project, [*site, card]) > covered(project, site)
+
+    def _spares(self, project: int, site: Sequence[int], card: int, whole: int) -> bool:
+        """Whether `site` without `card` still covers `whole` elements of `project`."""
+        rest = list(site)
+        rest.remove(card)
+        return self.cards.covered(project, rest) == whole
 
     def spare(self, p: int) -> list[int]:
         """4.3: the cards of p's site it does not need, the ones whose loss leaves as many
@@ -246,9 +256,7 @@ class BldngState:
         whole = cards.covered(project, site)
         out = []
         for c in self._distinct(site):
-            rest = list(site)
-            rest.remove(c)
-            if cards.covered(project, rest) == whole:
+            if self._spares(project, site, c, whole):
                 out += [x for x in site if cards.numbers[x] == cards.numbers[c]]
         return out or list(site)
 
@@ -299,17 +307,14 @@ class BldngState:
         """Whether `project` could be the one behind every choice in `hints`: each card
         taken or picked covered one more of its elements, each card discarded over the
         limit covered none that the rest of the site did not (or none could be spared)."""
-        covered = self.cards.covered
         for card, site, needed in hints:
             if needed:
-                if covered(project, [*site, card]) <= covered(project, site):
+                if not self._adds(project, site, card):
                     return False
                 continue
-            whole, rest = covered(project, site), list(site)
-            rest.remove(card)
-            if covered(project, rest) != whole and any(
-                covered(project, [x for i, x in enumerate(site) if i != j]) == whole
-                for j in range(len(site))
+            whole = self.cards.covered(project, site)
+            if not self._spares(project, site, card, whole) and any(
+                self._spares(project, site, c, whole) for c in self._distinct(list(site))
             ):
                 return False
         return True

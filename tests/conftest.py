@@ -85,6 +85,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "the install did not compile them (what CI does)",
     )
     parser.addoption(
+        "--conformance-games",
+        type=int,
+        default=500,
+        metavar="N",
+        help="seeded random games each rules engine plays in tests/test_conformance.py "
+        "(default 500; CI plays 2,000)",
+    )
+    parser.addoption(
         "--require-postgres",
         action="store_true",
         help="fail, instead of skipping, a test that needs a PostgreSQL server binary when "

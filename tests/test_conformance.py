@@ -29,7 +29,6 @@ from pipeline.engine.plugin import Engine
 from pipeline.play.examples import example_names, examples_dir, load_scenario
 from pipeline.play.records import load_rules
 
-GAMES = 2000  # per engine: the 2,000 seeded random games every engine must survive
 DEEP_EVERY = 80  # one game in this many also gets the costly checks
 # No engine can loop forever: a random game, from the deal or from a worked example's
 # position, ends within MAX_ACTIONS actions; and no single call into an engine (a draw loop
@@ -38,27 +37,39 @@ DEEP_EVERY = 80  # one game in this many also gets the costly checks
 MAX_ACTIONS = 20_000
 CPU_SECONDS = 120
 SCENARIO_SEEDS = 3  # random continuations of every worked example
-# Each engine's games are played in PARTS runs of consecutive games (game index, seed and
-# player count as in one run), each its own xdist group, so the two workers share them
-# (one engine's 2,000 games take up to a minute).
+# Each engine plays --conformance-games seeded random games: 500 by default, some 10 s of
+# CPU for the five engines; CI plays 2,000, four times as long, on the pure engines and
+# again on the compiled ones. They are played in PARTS runs of consecutive games (game
+# index, seed and player count as in one run), each its own xdist group, so the two
+# workers share them.
 PARTS = 4
 
 
-def parts() -> list[range]:
-    size = -(-GAMES // PARTS)
-    return [range(start, min(start + size, GAMES)) for start in range(0, GAMES, size)]
+def parts(games: int) -> list[range]:
+    size = -(-games // PARTS)
+    return [range(start, min(start + size, games)) for start in range(0, games, size)]
 
 
-RUNS = [
-    pytest.param(
-        slug,
-        part,
-        id=f"{slug}-{part.start}",
-        marks=pytest.mark.xdist_group(f"conformance-{slug}-{part.start}"),
-    )
-    for slug in registry.engine_slugs()
-    for part in parts()
-]
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "part" not in metafunc.fixturenames:
+        return
+    runs = [
+        pytest.param(
+            slug,
+            part,
+            id=f"{slug}-{part.start}",
+            marks=pytest.mark.xdist_group(f"conformance-{slug}-{part.start}"),
+        )
+        for slug in registry.engine_slugs()
+        for part in parts(metafunc.config.getoption("--conformance-games"))
+    ]
+    metafunc.parametrize(("slug", "part"), runs)
+
+
+@pytest.fixture
+def games(request: pytest.FixtureRequest) -> int:
+    """How many random games each engine plays (--conformance-games)."""
+    return request.config.getoption("--conformance-games")
 
 
 @pytest.fixture(scope="module")
@@ -186,13 +197,13 @@ def _play_random(
     return state, states
 
 
-def test_every_player_count_is_played(project):
-    """The bound on actions holds at every player count: each engine's 2,000 games cycle
+def test_every_player_count_is_played(project, games: int):
+    """The bound on actions holds at every player count: each engine's random games cycle
     through all the counts game.yaml allows."""
     for slug in registry.engine_slugs():
         rules = load_rules(project, slug)
         info = rules.info
-        counts = {players_for(rules, i) for i in range(GAMES)}
+        counts = {players_for(rules, i) for i in range(games)}
         assert counts == set(range(info.min_players, info.max_players + 1)), slug
 
 
@@ -240,12 +251,11 @@ def test_every_worked_example_ends_under_random_play(project, slug: str):
                     assert state.outcome() is not None
 
 
-def test_the_parts_play_every_game_once():
-    played = [index for part in parts() for index in part]
-    assert played == list(range(GAMES)) and len(parts()) == PARTS
+def test_the_parts_play_every_game_once(games: int):
+    played = [index for part in parts(games) for index in part]
+    assert played == list(range(games)) and len(parts(games)) == PARTS
 
 
-@pytest.mark.parametrize(("slug", "part"), RUNS)
 def test_random_games_keep_the_rules(project, slug: str, part: range):
     rules = load_rules(project, slug)
     hows: Counter[str] = Counter()
@@ -262,7 +272,7 @@ def test_random_games_keep_the_rules(project, slug: str, part: range):
                 check_clones(states, index)
                 check_estimates([*states, state], index)
     assert sum(hows.values()) == len(part)
-    if rules.info.hidden_information:  # in each part, not only in the 2,000 games
+    if rules.info.hidden_information:  # in each part, not only in all the games
         assert hidden_changed, "determinize never changed anything hidden"
 
 

@@ -18,9 +18,10 @@ folder, with an empty render cache for the cold build.
 - preview: `cartiera preview mazzo`; each edit of cards.yaml is timed until the state the
   page asks for (the long poll of pipeline/commands/preview.py) shows it: median and 95th
   percentile.
-- tests (`--tests`, some six minutes): in another copy of the checkout, as the README has a
-  new user do it, `cartiera build` and then the README's test command, `python3 -m pytest`,
-  without the seed documents (a user's clone has no ../shared) and with bytecode written.
+- tests (`--tests`, some six minutes): in a git clone of the checkout's last commit, as the
+  README has a new user do it, `cartiera build` and then the README's test command,
+  `python3 -m pytest`, without the seed documents (a user's clone has no ../shared) and
+  with bytecode written.
 """
 
 from __future__ import annotations
@@ -228,8 +229,10 @@ def preview(project: Path, edits: int) -> None:
 
 
 def first_tests(scratch: Path) -> None:
-    """The README's two commands on a fresh copy: its build, then its test command."""
-    clone = copy_checkout(scratch / "clone")
+    """The README's two commands on a fresh clone of the checkout's last commit (a git
+    repository: the wheel's tests list its files with git): its build, then its tests."""
+    clone = scratch / "clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     unset = {"PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "CARTIERA_CACHE"}
     unset |= {"CARTIERA_SEEDS", "CARTIERA_REFERENCE", "CARTIERA_DB"}
     env = {k: v for k, v in os.environ.items() if k not in unset}

@@ -86,22 +86,23 @@ def test_fold_puts_each_back_behind_its_front(prova: Path, tmp_path: Path) -> No
     assert b"[2 2] 0 d" in content and fold_x.encode() in content  # the dashed fold line
 
 
-# The card size a deck is printed at, each of the three ways a size can go: BLITZ's poker
-# faces enlarged to tarot, shrunk to mini, and narrowed to bridge, the same height (the
-# last two take its labels below 6 pt, which is said). Each case lays out the whole deck
-# again at that size, the costly part, and scaling knows nothing of the game, so one deck
-# serves, the one whose faces lay out fastest: BLITZ's 54 cards have few different faces
-# (Bless at tarot took four times as long, Samurai Sword at poker two to four times).
-# Light ink on every game's templates is tests/test_contrast.py's.
-SIZES = ["tarot", "mini", "bridge"]
+# A deck and the card size it is printed at, each of the three ways a size can go: BLITZ's
+# poker faces enlarged to tarot and shrunk to mini (its labels fall below 6 pt, which is
+# said); Samurai Sword's bridge faces at poker size, the same height, a deck drawn at
+# another size than poker. Each case lays out the whole deck again at that size, the
+# costly part, and scaling knows nothing of the game, so the poker cases take the deck
+# whose faces lay out fastest: BLITZ's 54 cards have few different faces (Bless at tarot
+# took four times as long). Light ink on every game's templates is tests/test_contrast.py's.
+SIZES = [("blitz", "tarot"), ("blitz", "mini"), ("samurai-sword", "poker")]
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_every_layout_option_on_the_real_decks(shared_project: Path, tmp_path: Path, size: str):
+@pytest.mark.parametrize(("slug", "size"), SIZES)
+def test_every_layout_option_on_the_real_decks(
+    shared_project: Path, tmp_path: Path, slug: str, size: str
+):
     """Fold, gutter, another paper, light ink and another card size together, on the real
     decks: every face is drawn at the chosen size (trim + bleed), as many per sheet as
     fit, and text the scaling takes below 6 pt is said in one line."""
-    slug = "blitz"
     out = tmp_path / f"{slug}.pdf"
     run = invoke(
         shared_project,
@@ -128,10 +129,10 @@ def test_every_layout_option_on_the_real_decks(shared_project: Path, tmp_path: P
                 )
     first = pdfium.PdfDocument(out)[0].get_textpage().get_text_range()
     assert f"{front.per_sheet} carte per foglio" in first
-    drawn = CARD_SIZES["poker"]
+    drawn = CARD_SIZES["bridge" if slug == "samurai-sword" else "poker"]
     scale = min(card.width / drawn.width, card.height / drawn.height)
     assert ("below 6 pt" in run.stderr) == (scale < 0.98)  # labels are 6 pt as drawn
-    assert (scale < 0.98) == (size != "tarot")
+    assert (scale < 0.98) == (size == "mini")
 
 
 def test_light_ink_saves_ink_with_the_same_template(shared_project: Path, tmp_path: Path):

@@ -239,24 +239,23 @@ class BldngState:
         covered = self.cards.covered
         return covered(project, [*site, card]) > covered(project, site)
 
-    def _spares(self, project: int, site: Sequence[int], card: int, whole: int) -> bool:
-        """Whether `site` without `card` still covers `whole` elements of `project`."""
-        rest = list(site)
-        rest.remove(card)
-        return self.cards.covered(project, rest) == whole
-
     def spare(self, p: int) -> list[int]:
-        """4.3: the cards of p's site it does not need, the ones whose loss leaves as many
-        elements covered (every card when the option scelte-libere is on, or when each one
-        is needed, which a discard over the limit never meets)."""
-        site = self.site[p]
+        """4.3: the cards of p's site it does not need (every card when the option
+        scelte-libere is on)."""
         if self.free:
-            return list(site)
-        cards, project = self.cards, self.project[p]
+            return list(self.site[p])
+        return self._spare_of(self.project[p], self.site[p])
+
+    def _spare_of(self, project: int, site: Sequence[int]) -> list[int]:
+        """The cards of `site` whose loss leaves as many elements of `project` covered
+        (every card when each one is needed, which a discard over the limit never meets)."""
+        cards = self.cards
         whole = cards.covered(project, site)
         out = []
-        for c in self._distinct(site):
-            if self._spares(project, site, c, whole):
+        for c in self._distinct(list(site)):
+            rest = list(site)
+            rest.remove(c)
+            if cards.covered(project, rest) == whole:
                 out += [x for x in site if cards.numbers[x] == cards.numbers[c]]
         return out or list(site)
 
@@ -308,14 +307,9 @@ class BldngState:
         taken or picked covered one more of its elements, each card discarded over the
         limit covered none that the rest of the site did not (or none could be spared)."""
         for card, site, needed in hints:
-            if needed:
-                if not self._adds(project, site, card):
-                    return False
-                continue
-            whole = self.cards.covered(project, site)
-            if not self._spares(project, site, card, whole) and any(
-                self._spares(project, site, c, whole) for c in self._distinct(list(site))
-            ):
+            if needed and not self._adds(project, site, card):
+                return False
+            if not needed and card not in self._spare_of(project, site):
                 return False
         return True
 

@@ -4,7 +4,7 @@ ten) imported into a small game, timed three ways in one run:
     python benchmarks/import_rows.py [--rows 10000]
 
 - ours: `import` as it is (unchanged cards keep their text, the rest written by
-  yamlfile's fast emitter);
+  yamlwrite's fast emitter);
 - ruamel: the same import writing the whole cards.yaml with ruamel's emitter, as it did
   before (about a millisecond a card: a 100,000-row table took minutes);
 - raw: the floor, csv.DictReader and PyYAML's C emitter, no checks at all.
@@ -28,7 +28,7 @@ from typing import Any
 import yaml
 
 from pipeline.common.project import open_project
-from pipeline.sources import yamlfile
+from pipeline.sources import yamlfile, yamlwrite
 from pipeline.spreadsheet import roundtrip as spreadsheet
 
 GAME = """\
@@ -71,7 +71,7 @@ def _project(root: Path, rows: int) -> Path:
     return table
 
 
-def _whole_file_by_ruamel(text: str, tree: Any, key: str, items: list[yamlfile.Item]) -> str:
+def _whole_file_by_ruamel(text: str, tree: Any, key: str, items: list[yamlwrite.Item]) -> str:
     """The writer import used before replace_items: ruamel dumps the whole tree."""
     tree[key][:] = [item.node for item in items]
     stream = io.StringIO()

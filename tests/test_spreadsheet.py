@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 
-from pipeline.sources import yamlfile
-from pipeline.sources.yamlfile import Item, plain, read_yaml, replace_items, round_trip_yaml
+from pipeline.sources import yamlwrite
+from pipeline.sources.yamlfile import plain, read_yaml, round_trip_yaml
+from pipeline.sources.yamlwrite import Item, replace_items
 
 
 def _sources(project: Path) -> dict[str, bytes]:
@@ -125,7 +126,7 @@ def test_removed_row_removes_the_card(built: Path, cli, tmp_path: Path) -> None:
     assert "expected" in run.stderr
 
 
-# --- the fast writer of cards.yaml (yamlfile.replace_items) -----------------------------
+# --- the fast writer of cards.yaml (yamlwrite.replace_items) -----------------------------
 
 
 @pytest.mark.parametrize("slug", GAMES)
@@ -142,11 +143,11 @@ def test_rewritten_cards_are_the_bytes_ruamel_writes(slug: str) -> None:
     for node in read_yaml(path, path.name).tree["cards"]:
         out: list[str] = []
         try:
-            yamlfile._block_map(node, 4, out, "  - ")
-        except yamlfile._NotFast:
+            yamlwrite._block_map(node, 4, out, "  - ")
+        except yamlwrite._NotFast:
             continue
         fast += 1
-        assert "".join(out) == yamlfile._item_by_ruamel(round_trip_yaml(), "cards", node)
+        assert "".join(out) == yamlwrite._item_by_ruamel(round_trip_yaml(), "cards", node)
     assert fast > 0
 
 
@@ -215,7 +216,7 @@ def test_the_fast_emitter_writes_what_ruamel_writes_or_steps_aside(
         node[key] = value
     out: list[str] = []
     try:
-        yamlfile._block_map(node, 4, out, "  - ")
-    except yamlfile._NotFast:
+        yamlwrite._block_map(node, 4, out, "  - ")
+    except yamlwrite._NotFast:
         return
-    assert "".join(out) == yamlfile._item_by_ruamel(round_trip_yaml(), "cards", node)
+    assert "".join(out) == yamlwrite._item_by_ruamel(round_trip_yaml(), "cards", node)

@@ -99,11 +99,9 @@ def test_a_file_from_the_cache_is_checked_without_making_its_tree(
 @pytest.mark.parametrize(
     "entry",
     [
-        '{"m": [["cards", "3", {"s": []}]]}',  # lines that are not numbers
-        '{"m": [["cards", null]]}',  # a pair where a triple belongs
-        '{"m": [[{"m": []}, null, 1]]}',  # a map as a key
-        "[1, 2]",  # a list outside a sequence
-        '{"s": [[null, ' * 80 + "1" + "]]}" * 80,  # nested deeper than a source may be
+        '{"cards": [',  # cut short, as by a full disk
+        '{"m": [["cards", null, {"s": []}]]}',  # a format-2 entry: a tree, no data line
+        "[1, 2]",
     ],
 )
 def test_an_entry_of_another_shape_is_parsed_again(
@@ -117,6 +115,60 @@ def test_an_entry_of_another_shape_is_parsed_again(
     doc = read_yaml(source, "cards.yaml", cache=cache)
     assert calls == ["parse"] and doc.data["cards"][1]["name"] == "Due"
     assert doc.locate(["cards", 1, "name"]) == (5, 5)
+
+
+DATA = '{"cards":[{"id":"uno","name":"Uno"},{"id":"due","name":"Due"}]}'
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        '{"m": [["cards", "3", {"s": []}]]}',  # lines that are not numbers
+        '{"m": [["cards", null]]}',  # a pair where a triple belongs
+        '{"m": [[{"m": []}, null, 1]]}',  # a map as a key
+        "[1, 2]",  # a list outside a sequence
+        '{"s": [[null, ' * 80 + "1" + "]]}" * 80,  # nested deeper than a source may be
+        '{"m": [["cards", [1, 0], {"s": []}]]}',  # well made, but of other data
+        '{"m": [["cards", [1, 0], {"s": [',  # cut short
+    ],
+)
+def test_lines_that_do_not_hold_the_data_are_not_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new_process: None, lines: str
+) -> None:
+    """The data line is read at once; the lines are decoded when a problem is located, and
+    checked then: lines of another shape or of other data make the text parsed instead."""
+    source, cache = tmp_path / "cards.yaml", tmp_path / "cache"
+    source.write_text(SOURCE, encoding="utf-8")
+    cache.mkdir()
+    (cache / yamlfile._entry(SOURCE)).write_text(f"{DATA}\n{lines}", encoding="utf-8")
+    calls = _parses(monkeypatch)
+    doc = read_yaml(source, "cards.yaml", cache=cache)
+    assert calls == [] and doc.data["cards"][1]["name"] == "Due"
+    assert doc.locate(["cards", 1, "name"]) == (5, 5)
+    assert calls == ["parse"]
+    assert doc.tree["cards"][0]["id"] == "uno"
+
+
+def test_reading_from_the_cache_never_imports_ruamel(tmp_path: Path) -> None:
+    """A command that finds every source in the cache (validate, a no-op build) pays
+    nothing for the parser, not even its import; it is imported once a line is wanted."""
+    import subprocess
+    import sys
+
+    source, cache = tmp_path / "cards.yaml", tmp_path / "cache"
+    source.write_text(SOURCE, encoding="utf-8")
+    read_yaml(source, "cards.yaml", cache=cache)
+    script = (
+        "import sys; from pathlib import Path; from pipeline.sources.yamlfile import read_yaml\n"
+        f"doc = read_yaml(Path({str(source)!r}), 'cards.yaml', cache=Path({str(cache)!r}))\n"
+        "assert doc.data['cards'][1]['name'] == 'Due'\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ruamel')))\n"
+        "assert doc.locate(['cards', 1, 'name']) == (5, 5)\n"
+        "print('ruamel.yaml' in sys.modules)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[:2] == ["[]", "False"]  # lines come from the entry too
 
 
 def test_a_cache_that_cannot_be_written_only_costs_time(tmp_path: Path, new_process: None) -> None:

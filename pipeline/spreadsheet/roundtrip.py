@@ -1,7 +1,7 @@
 """Spreadsheet round trip: export a game's cards as CSV/JSON, import an edited CSV back.
 
 Columns are the game's SQL view's. Import rewrites games/<slug>/cards.yaml in place
-(yamlfile.replace_items: untouched cards keep their text, comments and layout, changed
+(yamlwrite.replace_items: untouched cards keep their text, comments and layout, changed
 ones are written as ruamel writes them), and writes nothing unless the whole game
 validates with the new cards.
 """
@@ -26,14 +26,8 @@ from pipeline.common.project import Project
 from pipeline.database.connection import open_project_db
 from pipeline.sources import gamespec
 from pipeline.sources.load import LoadedGame, load_game
-from pipeline.sources.yamlfile import (
-    Item,
-    YamlTooLarge,
-    plain,
-    read_yaml,
-    remember_tree,
-    replace_items,
-)
+from pipeline.sources.yamlfile import YamlTooLarge, plain, read_yaml, remember_tree
+from pipeline.sources.yamlwrite import Item, replace_items
 
 from .files import Rows, read_table, write_table
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from itertools import product
+from typing import Any
 
 from pipeline.engine.core import CardRecord
 
@@ -93,6 +94,8 @@ class BldngCards:
         self.project_set = frozenset(c for c in every if self.is_project[c])
         # the element kind of a plain Forma (-1 for a Jolly or another card)
         self.element = [next(iter(self.fits[c])) if self.plain[c] else -1 for c in range(n)]
+        # whether a project fits a choice a player made (BldngState.fits), by (project, hint)
+        self.judged: dict[tuple[int, Any], bool] = {}
 
     def card(self, code: str) -> list[int]:
         """The instances of the card with this code (several for a card with copies)."""

@@ -28,6 +28,7 @@ SLUG = "bldng"
 ROUNDS = 200  # a safeguard, no rule: a game with no builder by then is stopped (bldng-stallo)
 FREE = "scelte-libere"  # the option: discard, take and pick any card (ruling bldng-scelte-libere)
 OPTION_NAMES = (FREE,)
+JUDGED_MAX = 200_000  # choices judged per project kept (BldngState.fits), some 40 MB at most
 DECISIONS = ("main", "discard", "pick", "steal")
 EVENT_FIELDS: dict[str, list[str]] = {
     "chance": ["what", "outcome"],
@@ -305,11 +306,23 @@ class BldngState:
     def fits(self, project: int, hints: Sequence[Hint]) -> bool:
         """Whether `project` could be the one behind every choice in `hints`: each card
         taken or picked covered one more of its elements, each card discarded over the
-        limit covered none that the rest of the site did not (or none could be spared)."""
-        for card, site, needed in hints:
-            if needed and not self._adds(project, site, card):
-                return False
-            if not needed and card not in self._spare_of(project, site):
+        limit covered none that the rest of the site did not (or none could be spared).
+        Each choice is judged once per project (cards.judged, shared by every state of the
+        game): the worlds of a search ask again at every step about every earlier choice."""
+        judged = self.cards.judged
+        for hint in hints:
+            key = (project, hint)
+            fit = judged.get(key)
+            if fit is None:
+                card, site, needed = hint
+                if needed:
+                    fit = self._adds(project, site, card)
+                else:
+                    fit = card in self._spare_of(project, site)
+                if len(judged) >= JUDGED_MAX:
+                    judged.clear()
+                judged[key] = fit
+            if not fit:
                 return False
         return True
 

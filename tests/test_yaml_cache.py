@@ -149,6 +149,19 @@ def test_lines_that_do_not_hold_the_data_are_not_trusted(
     assert doc.tree["cards"][0]["id"] == "uno"
 
 
+def test_an_entry_planted_for_a_broken_text_never_raises(tmp_path: Path, new_process: None) -> None:
+    """Data that someone left for a text that is not YAML, with lines that do not hold
+    it: the problem is still reported, without a line, and not as a traceback."""
+    broken = "cards: [\n"
+    source, cache = tmp_path / "cards.yaml", tmp_path / "cache"
+    source.write_text(broken, encoding="utf-8")
+    cache.mkdir()
+    (cache / yamlfile._entry(broken)).write_text(f"{DATA}\n[]", encoding="utf-8")
+    doc = read_yaml(source, "cards.yaml", cache=cache)
+    assert doc.locate(["cards", 1]) == (None, None)
+    assert doc.problem(["cards", 1], "x").line is None and doc.tree is None
+
+
 def test_reading_from_the_cache_never_imports_ruamel(tmp_path: Path) -> None:
     """A command that finds every source in the cache (validate, a no-op build) pays
     nothing for the parser, not even its import; it is imported once a line is wanted."""

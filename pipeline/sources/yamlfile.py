@@ -58,7 +58,8 @@ class YamlDoc:
                     raise ValueError("lines of other data")
                 self._cached = value
             except (ValueError, TypeError, KeyError, IndexError, RecursionError):
-                self._tree = _parse_text(self.text)
+                with contextlib.suppress(_BadYaml, RecursionError):  # no lines, then
+                    self._tree = _parse_text(self.text)
         return self._cached
 
     @property
@@ -192,7 +193,7 @@ def keep_parsed(cache: Path, text: str, tree: Any, data: Any) -> None:
     try:
         lines = json.dumps(_to_json(tree), ensure_ascii=False, separators=(",", ":"))
         plain_data = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    except _NotPlain:
+    except (TypeError, ValueError):  # _NotPlain among them
         return  # a date or a tagged value: this file is parsed every time
     with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
         atomic_write(entry, f"{plain_data}\n{lines}".encode())

@@ -4,6 +4,7 @@ anchor), the Jolly matching, the worked examples, seeded random games and the ag
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 from pathlib import Path
 from typing import Any
@@ -376,6 +377,26 @@ def test_usare_jolly(rules):
     assert matching.completes(need, [colour_jolly, shape_jolly])  # each to the one it can be
     assert not matching.completes(need, [shape_jolly, shape_jolly])
     assert matching.cover({0: 3}, [{0}, shape_jolly, colour_jolly, {1}]) == 3
+    rng = random.Random(5)
+    for _ in range(2000):  # the matching is a largest one: every assignment tried says so
+        need = {k: rng.randint(1, 2) for k in rng.sample(range(8), rng.randint(1, 4))}
+        cards = [
+            frozenset(rng.sample(range(8), rng.choice((0, 1, 1, 1, 2, 4))))
+            for _ in range(rng.randint(0, 7))
+        ]
+        assigned = matching.match(need, cards)
+        assert all(kind is None or kind in fits for kind, fits in zip(assigned, cards, strict=True))
+        assert all(assigned.count(kind) <= n for kind, n in need.items())
+        assert matching.cover(need, cards) == _largest(need, cards), (need, cards)
+
+
+def _largest(need: dict[int, int], cards: list[frozenset[int]]) -> int:
+    """The largest matching by trying every card on every element it fits, or on none."""
+    best = 0
+    for choice in itertools.product(*[[None, *sorted(fits & need.keys())] for fits in cards]):
+        if all(choice.count(kind) <= n for kind, n in need.items()):
+            best = max(best, sum(kind is not None for kind in choice))
+    return best
     site = [
         "cerchio-blu",
         "cerchio-verde",
@@ -606,8 +627,10 @@ def clause_text(project_dir: Path, anchor: str) -> str:
 
 
 def covered(state: BldngState, p: int, site: list[int]) -> int:
-    """The oracle: elements of p's project the cards cover, straight from the matching."""
-    return matching.cover(state.cards.need[state.project[p]], [state.cards.fits[c] for c in site])
+    """The oracle: elements of p's project the cards cover, counted on the matching itself
+    (the engine counts with cover(), which stops early, and keeps what it counted)."""
+    need, fits = state.cards.need[state.project[p]], [state.cards.fits[c] for c in site]
+    return sum(kind is not None for kind in matching.match(need, fits))
 
 
 def allowed(state: BldngState) -> set[tuple[Any, ...]]:

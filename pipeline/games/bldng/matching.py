@@ -52,8 +52,11 @@ def match(need: Mapping[T, int], cards: Sequence[Collection[T]]) -> list[T | Non
     if missing and jolly:
         owner = [-1] * len(jolly)
         fits_of = [cards[i] for i in jolly]
+        placed = 0
         for unit in range(len(missing)):
-            _augment(unit, missing, fits_of, owner, [False] * len(jolly))
+            if placed == len(jolly):
+                break  # every Jolly stands for an element: no path can add one more
+            placed += _augment(unit, missing, fits_of, owner, [False] * len(jolly))
         for j, unit in enumerate(owner):
             if unit >= 0:
                 out[jolly[j]] = missing[unit]

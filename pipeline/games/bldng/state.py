@@ -19,7 +19,7 @@ from typing import Any
 
 from pipeline.engine.core import TERMINAL, Chance, Event, IllegalAction, Outcome, seat_zones
 
-from .cards import BldngCards
+from .cards import MEMO_MAX, BldngCards
 from .matching import match
 
 Hint = tuple[int, tuple[int, ...], bool]  # a card, the site before the choice, needed or spare
@@ -28,7 +28,6 @@ SLUG = "bldng"
 ROUNDS = 200  # a safeguard, no rule: a game with no builder by then is stopped (bldng-stallo)
 FREE = "scelte-libere"  # the option: discard, take and pick any card (ruling bldng-scelte-libere)
 OPTION_NAMES = (FREE,)
-JUDGED_MAX = 200_000  # choices judged per project kept (BldngState.fits), some 40 MB at most
 DECISIONS = ("main", "discard", "pick", "steal")
 EVENT_FIELDS: dict[str, list[str]] = {
     "chance": ["what", "outcome"],
@@ -319,7 +318,7 @@ class BldngState:
                     fit = self._adds(project, site, card)
                 else:
                     fit = card in self._spare_of(project, site)
-                if len(judged) >= JUDGED_MAX:
+                if len(judged) >= MEMO_MAX:
                     judged.clear()
                 judged[key] = fit
             if not fit:

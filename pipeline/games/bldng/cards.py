@@ -22,6 +22,13 @@ FORMA_KINDS = ("forma", "jolly")
 MEMO_MAX = 200_000  # entries kept by each memo of the cards (about 40 MB at most)
 
 
+def remember(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    """Keep `value` in a memo of the cards, which starts again once it holds MEMO_MAX."""
+    if len(memo) >= MEMO_MAX:
+        memo.clear()
+    memo[key] = value
+
+
 def element(shape: str, colour: str) -> int:
     return SHAPES.index(shape) * len(COLOURS) + COLOURS.index(colour)
 
@@ -119,9 +126,7 @@ class BldngCards:
         found = self._covered.get(key)
         if found is None:
             found = cover(self.need[project], [self.fits[c] for c in site])
-            if len(self._covered) >= MEMO_MAX:
-                self._covered.clear()
-            self._covered[key] = found
+            remember(self._covered, key, found)
         return found
 
     def complete(self, project: int, site: Sequence[int]) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pipeline.engine.core import TERMINAL, Chance, Event, IllegalAction, Outcome, seat_zones
 
-from .cards import MEMO_MAX, BldngCards
+from .cards import BldngCards, remember
 from .matching import match
 
 Hint = tuple[int, tuple[int, ...], bool]  # a card, the site before the choice, needed or spare
@@ -318,9 +318,7 @@ class BldngState:
                     fit = self._adds(project, site, card)
                 else:
                     fit = card in self._spare_of(project, site)
-                if len(judged) >= MEMO_MAX:
-                    judged.clear()
-                judged[key] = fit
+                remember(judged, key, fit)
             if not fit:
                 return False
         return True

@@ -80,10 +80,22 @@ def test_a_no_op_build_does_not_check_the_database_again(
 
     edit(project / "games/mazzo/cards.yaml", "name: Spia", "name: Spia Astuta")
     games = validate(here, layout=False).games
+    written = []
+    real_write = store.write_sqlite
+
+    def write(*args: Any) -> Any:
+        written.append(1)
+        return real_write(*args)
+
     with monkeypatch.context() as patched:
         patched.setattr(store, "refresh", counted)
+        patched.setattr(store, "write_sqlite", write)
         _, content = build._database(here, games, snapshot)
     assert refreshed and content != first[1]
+    # the database the edit gives is written once: compared, then renamed into place
+    assert len(written) == 1
+    assert "Spia Astuta" in "".join(store.sorted_dump(here.sqlite_path))
+    assert not list(project.glob(".cards.db.*"))
 
     here.sqlite_path.write_bytes(b"")  # type: ignore[union-attr]  # not the file recorded
     refreshed.clear()

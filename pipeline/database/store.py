@@ -8,7 +8,7 @@ import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from sqlalchemy import Engine, inspect, text
@@ -53,26 +53,50 @@ def build_database(
                 hint="run `cartiera validate` and fix them",
             )
         )
-    path = project.sqlite_path
-    if path is None:
-        # Any other database receives exactly the rows of a SQLite database built first
-        # (worked examples included), in one transaction.
-        with tempfile.TemporaryDirectory() as scratch:
-            fresh = Path(scratch) / "fresh.db"
-            warnings = write_sqlite(fresh, games, project, stages)
-            claim = Claim(shown(project.db_url), this_build(project, sqlite_digest(fresh)), force)
-            copy_database(fresh, project.db_url, games, claim)
-        return warnings
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        warnings = write_sqlite(tmp, games, project, stages)
-        publish(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with fresh_database(project, games, stages) as (fresh, warnings):
+        _install(project, fresh, games, force)
     return warnings
+
+
+@contextlib.contextmanager
+def fresh_database(
+    project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage]
+) -> Iterator[tuple[Path, list[str]]]:
+    """A complete SQLite database of the games (write_sqlite), with the warnings of its
+    stages, removed on leaving unless _install() renamed it into place. It is written
+    beside the project's SQLite file, so that renaming it there is atomic; for a server,
+    in a temporary folder (any other database receives exactly the rows of a SQLite
+    database built first, worked examples included)."""
+    path = project.sqlite_path
+    with contextlib.ExitStack() as stack:
+        if path is None:
+            fresh = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "fresh.db"
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            os.close(fd)
+            fresh = Path(name)
+            stack.callback(fresh.unlink, missing_ok=True)
+        yield fresh, write_sqlite(fresh, games, project, stages)
+
+
+def _install(
+    project: Project,
+    fresh: Path,
+    games: Sequence[LoadedGame],
+    force: bool,
+    digest: str | None = None,
+) -> None:
+    """Make a fresh_database() the project's database: renamed over the SQLite file, or
+    copied into the server in one transaction (`digest`: its sqlite_digest(), if known).
+    The caller holds the project's lock from before the fresh database was written: taking
+    it removes the temporary files of killed writers, which would include this one."""
+    if project.sqlite_path is not None:
+        publish(fresh, project.sqlite_path)
+        return
+    mine = this_build(project, digest or sqlite_digest(fresh))
+    claim = Claim(shown(project.db_url), mine, force)
+    copy_database(fresh, project.db_url, games, claim)
 
 
 def write_sqlite(
@@ -515,32 +539,44 @@ def is_current(
     return False, f"{project.rel(path)} is stale ({changed} statements differ)"
 
 
+@holding_lock("db build")
 def refresh(project: Project, games: Sequence[LoadedGame], stages: Sequence[Stage]) -> str | None:
     """Bring the project's database to its sources before `cartiera build` renders from it;
     return what to tell the user (None: a current SQLite file).
+    The database the sources give is written once: compared with the project's, and
+    installed in its place when they differ.
     A server that holds another project's different content is not touched: the build
     stops with one line saying whose it is."""
-    if project.sqlite_path is not None:
-        if is_current(project, games, stages)[0]:
-            return None
-        build_database(project, games, stages)
-        return f"{project.rel(project.sqlite_path)} was stale and has been rebuilt"
-    where = shown(project.db_url)
-    with tempfile.TemporaryDirectory() as scratch:
-        fresh = Path(scratch) / "fresh.db"
-        write_sqlite(fresh, games, project, stages)
+    path = project.sqlite_path
+    with fresh_database(project, games, stages) as (fresh, _):
+        if path is not None:
+            if _same_content(path, fresh):
+                return None
+            _install(project, fresh, games, force=False)
+            return f"{project.rel(path)} was stale and has been rebuilt"
+        where = shown(project.db_url)
         ours = sqlite_digest(fresh)
-    server = open_database(project.db_url)
+        server = open_database(project.db_url)
+        try:
+            with clear_errors(project.db_url), server.connect() as conn:
+                held = read_record(conn)
+            with clear_errors(project.db_url):
+                have = lines_digest(neutral_dump(server)) if held is not None else None
+        finally:
+            server.dispose()
+        if have == ours:
+            return f"using {where}: it holds this project's sources"
+        if held is not None and not held.same_origin(this_build(project, ours)):
+            raise conflict(where, held)
+        _install(project, fresh, games, force=False, digest=ours)
+        return f"{where} did not hold this project's sources: rebuilt it from them"
+
+
+def _same_content(path: Path, fresh: Path) -> bool:
+    """Whether the SQLite file at `path` exists and holds what `fresh` holds."""
+    if not path.exists():
+        return False
     try:
-        with clear_errors(project.db_url), server.connect() as conn:
-            held = read_record(conn)
-        with clear_errors(project.db_url):
-            have = lines_digest(neutral_dump(server)) if held is not None else None
-    finally:
-        server.dispose()
-    if have == ours:
-        return f"using {where}: it holds this project's sources"
-    if held is not None and not held.same_origin(this_build(project, ours)):
-        raise conflict(where, held)
-    build_database(project, games, stages)
-    return f"{where} did not hold this project's sources: rebuilt it from them"
+        return sorted_dump(path) == sorted_dump(fresh)
+    except sqlite3.DatabaseError:
+        return False

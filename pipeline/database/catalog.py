@@ -274,34 +274,35 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
         order = {s.anchor: i for i, s in enumerate(sections.values())}
         for term in terms.values():
             term.used_in.sort(key=order.__getitem__)
-        rulings = []
-        for r in session.exec(
-            select(models.Ruling)
+        # the clauses and cards of all the game's rulings in one query each, not two a ruling
+        ruling_clauses: dict[int, list[str]] = {}
+        for clause in session.exec(
+            select(models.RulingClause)
+            .join(models.Ruling)
             .where(models.Ruling.game_id == gid)
-            .order_by(col(models.Ruling.position))
+            .order_by(col(models.RulingClause.anchor))  # the tie order of sorted() below
         ):
-            clauses = [
-                c.anchor
-                for c in session.exec(
-                    select(models.RulingClause).where(models.RulingClause.ruling_id == r.id)
-                )
-            ]
-            cards = [
-                codes[c.card_id]
-                for c in session.exec(
-                    select(models.RulingCard).where(models.RulingCard.ruling_id == r.id)
-                )
-            ]
-            rulings.append(
-                RulingInfo(
-                    r.code,
-                    r.question,
-                    r.answer,
-                    r.source,
-                    sorted(clauses, key=lambda a: order.get(a, 0)),
-                    sorted(cards),
-                )
+            ruling_clauses.setdefault(clause.ruling_id, []).append(clause.anchor)
+        ruling_cards: dict[int, list[str]] = {}
+        for card_row in session.exec(
+            select(models.RulingCard).join(models.Ruling).where(models.Ruling.game_id == gid)
+        ):
+            ruling_cards.setdefault(card_row.ruling_id, []).append(codes[card_row.card_id])
+        rulings = [
+            RulingInfo(
+                r.code,
+                r.question,
+                r.answer,
+                r.source,
+                sorted(ruling_clauses.get(r.id or 0, []), key=lambda a: order.get(a, 0)),
+                sorted(ruling_cards.get(r.id or 0, [])),
             )
+            for r in session.exec(
+                select(models.Ruling)
+                .where(models.Ruling.game_id == gid)
+                .order_by(col(models.Ruling.position))
+            )
+        ]
         components = [
             ComponentInfo(c.code, c.name, c.quantity, c.note)
             for c in session.exec(

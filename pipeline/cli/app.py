@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
 import re
 import sys
 import tempfile
@@ -23,6 +24,12 @@ from pipeline.common.project import DB_ENV, Project, find_root, open_project
 from pipeline.common.words import plural
 
 from .vocab import BadValue, CartieraTyper, QueryCommand, error_line, usage_error
+
+# Pydantic looks for plugins of other packages (validation hooks for observability) when
+# it builds the first model, by reading the entry points of every installed distribution:
+# 10-20 ms of each command's start. Cartiera's models check its own files; none is wanted.
+# Typer's own models are built the same way. A value the user set is kept.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 if TYPE_CHECKING:  # the engine loads only for the commands that play
     from pipeline.engine.plugin import Engine

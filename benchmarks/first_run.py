@@ -248,7 +248,9 @@ def main() -> None:
     parser.add_argument("--skip-install", action="store_true", help="no venvs (minutes)")
     parser.add_argument("--skip-cold", action="store_true", help="no cold build (minutes)")
     parser.add_argument("--skip-builds", action="store_true", help="no builds at all")
-    parser.add_argument("--edits", type=int, default=10, help="edits timed in the preview")
+    parser.add_argument(
+        "--edits", type=int, default=10, help="edits timed in the preview (0: no preview)"
+    )
     parser.add_argument("--tests", action="store_true", help="the first test run (minutes)")
     args = parser.parse_args()
     print(f"{os.cpu_count()} cores, {load()}; the checkout at {ROOT}")
@@ -261,7 +263,8 @@ def main() -> None:
         startup(project, venv)
         if not args.skip_builds:
             builds(project, cold=not args.skip_cold)
-        preview(project, args.edits)
+        if args.edits > 0:
+            preview(project, args.edits)
         if args.tests:
             first_tests(scratch)
 

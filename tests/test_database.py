@@ -94,6 +94,26 @@ def test_failed_build_leaves_old_database_untouched(built: Path, cli) -> None:
     assert [p.name for p in built.iterdir() if p.name.startswith(".cards.db")] == []
 
 
+def test_games_with_errors_are_never_written(built: Path) -> None:
+    """The library refuses them too (the command stops before): neither a db build nor a
+    build's refresh writes a database, beside cards.db or in its place."""
+    from pipeline.commands.validate import validate
+    from pipeline.common.problems import SourceError
+    from pipeline.common.project import open_project
+    from pipeline.database.store import build_database, refresh
+
+    edit(built / "games/mazzo/cards.yaml", "name: Spia", "name: ''")
+    project = open_project(built)
+    games = validate(project, layout=False).games
+    assert not all(g.ok for g in games)
+    before = (built / "cards.db").read_bytes()
+    for write in (build_database, refresh):
+        with pytest.raises(SourceError, match="not writing the database: mazzo has errors"):
+            write(project, games, ())
+    assert (built / "cards.db").read_bytes() == before
+    assert [p.name for p in built.iterdir() if p.name.startswith(".cards.db")] == []
+
+
 def test_check_detects_stale_database(built: Path, cli) -> None:
     assert cli(built, "db", "build", "--check").exit_code == 0
     edit(built / "games/blitz/cards.yaml", "name: Ruba", "name: Rapina")

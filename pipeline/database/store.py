@@ -44,15 +44,6 @@ def build_database(
     another project built from other sources is replaced only with `force`
     (pipeline.database.shared).
     """
-    bad = [g.slug for g in games if not g.ok]
-    if bad:
-        raise SourceError(
-            Problem(
-                "error",
-                f"not writing the database: {', '.join(bad)} has errors",
-                hint="run `cartiera validate` and fix them",
-            )
-        )
     with fresh_database(project, games, stages) as (fresh, warnings):
         _install(project, fresh, games, force)
     return warnings
@@ -66,7 +57,16 @@ def fresh_database(
     stages, removed on leaving unless _install() renamed it into place. It is written
     beside the project's SQLite file, so that renaming it there is atomic; for a server,
     in a temporary folder (any other database receives exactly the rows of a SQLite
-    database built first, worked examples included)."""
+    database built first, worked examples included). Only valid games are written."""
+    bad = [g.slug for g in games if not g.ok]
+    if bad:
+        raise SourceError(
+            Problem(
+                "error",
+                f"not writing the database: {', '.join(bad)} has errors",
+                hint="run `cartiera validate` and fix them",
+            )
+        )
     path = project.sqlite_path
     with contextlib.ExitStack() as stack:
         if path is None:

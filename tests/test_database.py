@@ -114,6 +114,24 @@ def test_games_with_errors_are_never_written(built: Path) -> None:
     assert [p.name for p in built.iterdir() if p.name.startswith(".cards.db")] == []
 
 
+def test_rows_are_checked_as_the_models_would() -> None:
+    """The database's rows are written without ORM objects (store._Rows): a misspelled
+    field or a missing required one is still an error, and an omitted optional field
+    takes the model's default."""
+    from pipeline.database import models
+    from pipeline.database.store import _Rows
+
+    rows = _Rows()
+    with pytest.raises(TypeError, match="Card has no field nmae"):
+        rows.add(models.Card, id=1, game_id=1, number=1, code="a", nmae="A", kind="k")
+    with pytest.raises(TypeError, match="CardText needs text"):
+        rows.add(models.CardText, card_id=1, key="testo")
+    rows.add(models.CardAttribute, card_id=1, key="forza", value_int=3)
+    assert rows._tables[models.CardAttribute] == [
+        {"card_id": 1, "key": "forza", "value_int": 3, "value_text": None}
+    ]
+
+
 def test_check_detects_stale_database(built: Path, cli) -> None:
     assert cli(built, "db", "build", "--check").exit_code == 0
     edit(built / "games/blitz/cards.yaml", "name: Ruba", "name: Rapina")

@@ -10,9 +10,10 @@ import sqlite3
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any, cast
 
-from sqlalchemy import Engine, inspect, text
-from sqlmodel import Session, SQLModel, create_engine
+from sqlalchemy import Connection, Engine, Table, insert, inspect, text
+from sqlmodel import SQLModel, create_engine
 
 from pipeline.common.lock import holding_lock
 from pipeline.common.output import publish
@@ -111,9 +112,8 @@ def write_sqlite(
     engine = create_engine(f"sqlite:///{path}")
     try:
         SQLModel.metadata.create_all(engine)
-        with Session(engine) as session:
-            _fill(session, games)
-            session.commit()
+        with engine.begin() as conn:
+            _fill(games).insert(conn)
         with engine.begin() as conn:
             _create_views(conn, games)
     finally:
@@ -125,159 +125,156 @@ def write_sqlite(
     return warnings
 
 
-def _fill(session: Session, games: Sequence[LoadedGame]) -> None:
-    """Insert rows in a fixed order with explicit ids: same sources, same database."""
+def _fill(games: Sequence[LoadedGame]) -> _Rows:
+    """Every row of the games, in a fixed order with explicit ids: same sources, same
+    database."""
     ids = _Ids()
+    rows = _Rows()
     for position, loaded in enumerate(games):
         game = loaded.game
         assert game is not None
         game_id = ids.next("game")
-        session.add(
-            models.Game(
-                id=game_id,
-                slug=game.slug,
-                name=game.name,
-                subtitle=game.subtitle,
-                players_min=game.players.min,
-                players_max=game.players.max,
-                age=game.age,
-                duration=game.duration,
-                publisher=game.publisher,
-                designers=canonical_json(game.designers),
-                card_size=game.card_size,
-                status=game.status,
-                status_note=game.status_note,
-                description=game.description,
-                position=position,
-            )
+        rows.add(
+            models.Game,
+            id=game_id,
+            slug=game.slug,
+            name=game.name,
+            subtitle=game.subtitle,
+            players_min=game.players.min,
+            players_max=game.players.max,
+            age=game.age,
+            duration=game.duration,
+            publisher=game.publisher,
+            designers=canonical_json(game.designers),
+            card_size=game.card_size,
+            status=game.status,
+            status_note=game.status_note,
+            description=game.description,
+            position=position,
         )
         for pos, (key, attr) in enumerate(game.attributes.items()):
-            session.add(
-                models.AttributeDef(
-                    id=ids.next("attr"),
-                    game_id=game_id,
-                    key=key,
-                    label=attr.label,
-                    type=attr.type,
-                    enum_values=canonical_json(attr.values) if attr.values else None,
-                    min=attr.min,
-                    max=attr.max,
-                    multiple=attr.multiple,
-                    description=attr.description,
-                    position=pos,
-                )
+            rows.add(
+                models.AttributeDef,
+                id=ids.next("attr"),
+                game_id=game_id,
+                key=key,
+                label=attr.label,
+                type=attr.type,
+                enum_values=canonical_json(attr.values) if attr.values else None,
+                min=attr.min,
+                max=attr.max,
+                multiple=attr.multiple,
+                description=attr.description,
+                position=pos,
             )
         for pos, (key, tdef) in enumerate(game.texts.items()):
-            session.add(
-                models.TextDef(
-                    id=ids.next("text"),
-                    game_id=game_id,
-                    key=key,
-                    label=tdef.label,
-                    description=tdef.description,
-                    position=pos,
-                )
+            rows.add(
+                models.TextDef,
+                id=ids.next("text"),
+                game_id=game_id,
+                key=key,
+                label=tdef.label,
+                description=tdef.description,
+                position=pos,
             )
         for pos, (key, kind) in enumerate(game.kinds.items()):
-            session.add(
-                models.CardKind(
-                    id=ids.next("kind"),
-                    game_id=game_id,
-                    key=key,
-                    label=kind.label,
-                    attributes=canonical_json(kind.attributes),
-                    optional=canonical_json(kind.optional),
-                    texts=canonical_json(kind.texts),
-                    description=kind.description,
-                    position=pos,
-                )
+            rows.add(
+                models.CardKind,
+                id=ids.next("kind"),
+                game_id=game_id,
+                key=key,
+                label=kind.label,
+                attributes=canonical_json(kind.attributes),
+                optional=canonical_json(kind.optional),
+                texts=canonical_json(kind.texts),
+                description=kind.description,
+                position=pos,
             )
         for path, digest in source_files(loaded.docs["game.yaml"].path.parent).items():
-            session.add(
-                models.SourceFile(
-                    id=ids.next("sourcefile"), game_id=game_id, path=path, sha256=digest
-                )
+            rows.add(
+                models.SourceFile,
+                id=ids.next("sourcefile"),
+                game_id=game_id,
+                path=path,
+                sha256=digest,
             )
         deck_ids: dict[str, int] = {}
         for pos, (key, deck) in enumerate(game.decks.items()):
             deck_ids[key] = ids.next("deck")
-            session.add(
-                models.Deck(
-                    id=deck_ids[key],
-                    game_id=game_id,
-                    code=key,
-                    name=deck.name,
-                    status=deck.status,
-                    expected_total=deck.total,
-                    expected_kinds=canonical_json(deck.kinds),
-                    note=deck.note,
-                    position=pos,
-                )
+            rows.add(
+                models.Deck,
+                id=deck_ids[key],
+                game_id=game_id,
+                code=key,
+                name=deck.name,
+                status=deck.status,
+                expected_total=deck.total,
+                expected_kinds=canonical_json(deck.kinds),
+                note=deck.note,
+                position=pos,
             )
         for pos, comp in enumerate(game.components):
-            session.add(
-                models.Component(
-                    id=ids.next("component"),
-                    game_id=game_id,
-                    code=comp.id,
-                    name=comp.name,
-                    quantity=comp.quantity,
-                    note=comp.note,
-                    position=pos,
-                )
+            rows.add(
+                models.Component,
+                id=ids.next("component"),
+                game_id=game_id,
+                code=comp.id,
+                name=comp.name,
+                quantity=comp.quantity,
+                note=comp.note,
+                position=pos,
             )
         card_ids: dict[str, int] = {}
         for card in sorted(loaded.cards, key=lambda c: c.number):
             card_id = card_ids[card.id] = ids.next("card")
-            session.add(
-                models.Card(
-                    id=card_id,
-                    game_id=game_id,
-                    number=card.number,
-                    code=card.id,
-                    name=card.name,
-                    kind=card.kind,
-                    status=loaded.card_status(card),
-                    data=None if card.data is None else canonical_json(card.data),
-                    note=card.note,
-                )
+            rows.add(
+                models.Card,
+                id=card_id,
+                game_id=game_id,
+                number=card.number,
+                code=card.id,
+                name=card.name,
+                kind=card.kind,
+                status=loaded.card_status(card),
+                data=None if card.data is None else canonical_json(card.data),
+                note=card.note,
             )
-            session.add(
-                models.DeckCard(
-                    deck_id=deck_ids[loaded.deck_of(card)], card_id=card_id, copies=card.copies
-                )
+            rows.add(
+                models.DeckCard,
+                deck_id=deck_ids[loaded.deck_of(card)],
+                card_id=card_id,
+                copies=card.copies,
             )
             for key, value in sorted(card.attributes.items()):
                 cell = gamespec.to_cell(game.attributes[key], value)
                 is_int = game.attributes[key].type in ("int", "bool")
-                session.add(
-                    models.CardAttribute(
-                        card_id=card_id,
-                        key=key,
-                        value_int=cell if isinstance(cell, int) and is_int else None,
-                        value_text=cell if isinstance(cell, str) and not is_int else None,
-                    )
+                rows.add(
+                    models.CardAttribute,
+                    card_id=card_id,
+                    key=key,
+                    value_int=cell if isinstance(cell, int) and is_int else None,
+                    value_text=cell if isinstance(cell, str) and not is_int else None,
                 )
             for key, value in sorted(card.text.items()):
-                session.add(models.CardText(card_id=card_id, key=key, text=value))
-        _fill_rules(session, ids, game_id, loaded)
+                rows.add(models.CardText, card_id=card_id, key=key, text=value)
+        _fill_rules(rows, ids, game_id, loaded)
         for pos, ruling in enumerate(loaded.rulings):
             ruling_id = ids.next("ruling")
-            session.add(
-                models.Ruling(
-                    id=ruling_id,
-                    game_id=game_id,
-                    code=ruling.id,
-                    question=ruling.question,
-                    answer=ruling.answer,
-                    source=ruling.source,
-                    position=pos,
-                )
+            rows.add(
+                models.Ruling,
+                id=ruling_id,
+                game_id=game_id,
+                code=ruling.id,
+                question=ruling.question,
+                answer=ruling.answer,
+                source=ruling.source,
+                position=pos,
             )
             for card_code in sorted(set(ruling.cards)):
-                session.add(models.RulingCard(ruling_id=ruling_id, card_id=card_ids[card_code]))
+                rows.add(models.RulingCard, ruling_id=ruling_id, card_id=card_ids[card_code])
             for anchor in sorted(set(ruling.clauses)):
-                session.add(models.RulingClause(ruling_id=ruling_id, anchor=anchor))
+                rows.add(models.RulingClause, ruling_id=ruling_id, anchor=anchor)
+    return rows
 
 
 def source_files(folder: Path) -> dict[str, str]:
@@ -291,46 +288,78 @@ def source_files(folder: Path) -> dict[str, str]:
     }
 
 
-def _fill_rules(session: Session, ids: _Ids, game_id: int, loaded: LoadedGame) -> None:
+def _fill_rules(rows: _Rows, ids: _Ids, game_id: int, loaded: LoadedGame) -> None:
     """Sections and clauses in reading order, glossary terms and where each is used."""
     section_ids: dict[str, int] = {}
     for pos, clause in enumerate(loaded.clauses):
         section_id = section_ids[clause.number] = ids.next("rulesection")
         parent = section_ids.get(clause.parent_number or "")
-        session.add(
-            models.RuleSection(
-                id=section_id,
-                game_id=game_id,
-                parent_id=parent,
-                number=clause.number,
-                anchor=clause.anchor,
-                title=clause.title,
-                level=clause.level,
-                body_md=clause.body_md,
-                position=pos,
-            )
+        rows.add(
+            models.RuleSection,
+            id=section_id,
+            game_id=game_id,
+            parent_id=parent,
+            number=clause.number,
+            anchor=clause.anchor,
+            title=clause.title,
+            level=clause.level,
+            body_md=clause.body_md,
+            position=pos,
         )
     for pos, term in enumerate(loaded.terms):
         term_id = ids.next("glossaryterm")
-        session.add(
-            models.GlossaryTerm(
-                id=term_id,
-                game_id=game_id,
-                term=term.term,
-                anchor=term_anchor(term.term),
-                kind=term.kind,
-                definition_md=term.definition,
-                forms=canonical_json(term.words),
-                clause=term.clause,
-                position=pos,
-            )
+        rows.add(
+            models.GlossaryTerm,
+            id=term_id,
+            game_id=game_id,
+            term=term.term,
+            anchor=term_anchor(term.term),
+            kind=term.kind,
+            definition_md=term.definition,
+            forms=canonical_json(term.words),
+            clause=term.clause,
+            position=pos,
         )
         pattern = rule_text.term_pattern(term)
         for clause in loaded.clauses:
             if pattern.search(clause.title) or pattern.search(clause.body_md):
-                session.add(
-                    models.GlossaryUse(term_id=term_id, section_id=section_ids[clause.number])
-                )
+                rows.add(models.GlossaryUse, term_id=term_id, section_id=section_ids[clause.number])
+
+
+class _Rows:
+    """The rows of a new database, each table's in the order they were added, inserted
+    with one executemany a table. Making ORM objects and flushing them through a session
+    was half of writing the database (0.33 s of some 0.6 s for the five games). A row is
+    checked as the model's constructor would: a field the model lacks, or a required one
+    missing, is an error; the others take the model's defaults."""
+
+    def __init__(self) -> None:
+        self._tables: dict[type[SQLModel], list[dict[str, Any]]] = {}
+
+    def add(self, model: type[SQLModel], **values: Any) -> None:
+        fields = model.model_fields
+        unknown = values.keys() - fields.keys()
+        if unknown:
+            raise TypeError(f"{model.__name__} has no field {sorted(unknown)[0]}")
+        row = {}
+        for name, info in fields.items():
+            if name in values:
+                row[name] = values[name]
+            elif info.is_required():
+                raise TypeError(f"{model.__name__} needs {name}")
+            else:
+                row[name] = info.get_default(call_default_factory=True)
+        self._tables.setdefault(model, []).append(row)
+
+    def insert(self, conn: Connection) -> None:
+        """Insert every table's rows, each table after those it refers to."""
+        order = {table.name: n for n, table in enumerate(SQLModel.metadata.sorted_tables)}
+        for model in sorted(self._tables, key=lambda m: order[_table(m).name]):
+            conn.execute(insert(_table(model)), self._tables[model])
+
+
+def _table(model: type[SQLModel]) -> Table:
+    return cast(Table, model.__table__)  # type: ignore[attr-defined]
 
 
 class _Ids:

@@ -7,6 +7,7 @@ One browser and one build of each variant serve every test (session fixtures in 
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,30 @@ def test_search_finds_the_stasi_rule_and_lands_on_its_anchor(
     heading = browser.find_element(By.ID, "stasi")
     top = browser.execute_script("return arguments[0].getBoundingClientRect().top", heading)
     assert "Stasi" in heading.text and 0 <= top < 300
+
+
+def test_the_search_index_is_fetched_when_the_search_opens(
+    browser: Any, session_server: str
+) -> None:
+    """A page does not download and index the whole site's search index (800 kB, half a
+    second of a core) until the reader opens the search (templates/site/theme/main.html);
+    then it does, and the search answers; a page opened from a result still highlights
+    the words, which Material takes from the index."""
+    from selenium.webdriver.common.by import By
+
+    requests = (
+        "return performance.getEntriesByType('resource')"
+        ".filter(e => e.name.includes('search/search_index.json')).length"
+    )
+    browser.get(session_server + "/giochi/bless/")
+    _wait(browser, lambda d: d.execute_script("return document.readyState") == "complete")
+    time.sleep(0.5)  # Material asks for the index as its bundle starts: long since done
+    assert browser.execute_script(requests) == 0
+    assert _search(browser, "Stasi")
+    assert browser.execute_script(requests) == 1
+    browser.get(session_server + "/giochi/bless/regole/?h=stasi#stasi")
+    marks = _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "mark[data-md-highlight]"))
+    assert any(m.text.lower() == "stasi" for m in marks)
 
 
 def test_search_finds_a_card_page_and_ranks_the_glossary_high(

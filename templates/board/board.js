@@ -98,6 +98,13 @@
     this.text = el("ol", "ct-testo");
     this.text.setAttribute("aria-live", "polite");
     this.table = el("div", "ct-tavolo");
+    this.info = el("div", "ct-info");
+    this.piles = el("div", "ct-pile");
+    this.seats = el("div", "ct-posti");
+    this.table.appendChild(this.info);
+    this.table.appendChild(this.piles);
+    this.table.appendChild(this.seats);
+    this.drawn = {};
     this.root.appendChild(bar);
     this.root.appendChild(this.text);
     this.root.appendChild(this.table);
@@ -202,62 +209,85 @@
       : [index === 0 ? "La posizione di partenza." : "Nessun evento da raccontare."];
     lines.forEach(function (line) { self.text.appendChild(el("li", "", line)); });
 
-    var table = this.table;
-    table.textContent = "";
-    var info = el("div", "ct-info");
+    this.info.textContent = "";
     var turn = "Tocca al Giocatore " + frame.turno;
     if (frame.numero) turn = "Turno " + frame.numero + " \u00b7 " + turn;
     if (frame.fine) turn = "Partita finita";
-    var turnNode = el("span", "ct-turno-info" + (changed.turno ? " ct-cambiata" : ""), turn);
-    info.appendChild(turnNode);
-    if (frame.chi) info.appendChild(el("span", "ct-chi", "Ha deciso il Giocatore " + frame.chi));
-    table.appendChild(info);
+    this.info.appendChild(el("span", "ct-turno-info" + (changed.turno ? " ct-cambiata" : ""), turn));
+    if (frame.chi) this.info.appendChild(el("span", "ct-chi", "Ha deciso il Giocatore " + frame.chi));
 
-    var piles = el("div", "ct-pile");
-    Object.keys(frame.pile).forEach(function (key) {
-      piles.appendChild(self.pile(key, frame.pile[key], changed["pile." + key], fresh["pile." + key]));
-    });
-    table.appendChild(piles);
-
-    var seats = el("div", "ct-posti");
-    frame.posti.forEach(function (seat, i) {
-      var number = i + 1;
-      var box = el("section", "ct-posto");
-      box.setAttribute("data-posto", String(number));
-      if (frame.turno === number && !frame.fine) box.className += " ct-di-turno";
-      box.appendChild(el("h4", "ct-giocatore", "Giocatore " + number));
-      var values = el("div", "ct-valori");
-      var rows = [];
+    var drawn = {};
+    this.place(this.piles, drawn, Object.keys(frame.pile).map(function (key) {
+      var marks = [changed["pile." + key], fresh["pile." + key]];
+      return [["pila", key, frame.pile[key], marks], function () {
+        return self.pile(key, frame.pile[key], marks[0], marks[1]);
+      }];
+    }));
+    this.place(this.seats, drawn, frame.posti.map(function (seat, i) {
+      var number = i + 1, marks = {};
       Object.keys(seat).forEach(function (key) {
-        var kind = data.chiavi[key], value = seat[key], name = number + "." + key;
-        var covered = !!self.hidden[key];
-        var shown = data.pubblici[key];
-        if (kind === "zona") {
-          rows.push(self.zone(name, self.label(key), value, covered, fresh[name] || [], changed[name]));
-        } else if (kind === "carta") {
-          var code = value === null ? null : data.carte[value][0];
-          if (covered && shown && shown.indexOf(code) >= 0) covered = false;
-          var slot = el("div", "ct-zona ct-singola" + (changed[name] ? " ct-cambiata" : ""));
-          slot.setAttribute("data-zona", name);
-          slot.appendChild(el("div", "ct-etichetta", self.label(key)));
-          var fan = el("div", "ct-ventaglio");
-          if (value === null) fan.appendChild(el("span", "ct-vuota", "nessuna"));
-          else fan.appendChild(self.card(value, covered, !!changed[name]));
-          slot.appendChild(fan);
-          rows.unshift(slot);
-        } else {
-          var chip = el("span", "ct-valore" + (changed[name] ? " ct-cambiata" : ""));
-          chip.setAttribute("data-valore", name);
-          chip.appendChild(el("span", "ct-etichetta", self.label(key) + ": "));
-          chip.appendChild(el("strong", "", value === null ? "\u2014" : value));
-          values.appendChild(chip);
-        }
+        marks[key] = [changed[number + "." + key], fresh[number + "." + key]];
       });
-      if (values.childNodes.length) box.appendChild(values);
-      rows.forEach(function (row) { box.appendChild(row); });
-      seats.appendChild(box);
+      var playing = frame.turno === number && !frame.fine;
+      return [["posto", number, seat, marks, playing], function () {
+        return self.seat(seat, number, playing, changed, fresh);
+      }];
+    }));
+    this.drawn = drawn;
+  };
+
+  /* Puts the parts of a row of the table (piles, seats) into `box` in order. A part whose
+     key (what it shows: its cards, values and marks, and whether covered cards are shown)
+     is the same as in the frame shown before keeps its node, untouched: a step redraws the
+     seats and piles it changed, so the browser lays out only those again. */
+  Board.prototype.place = function (box, drawn, parts) {
+    var self = this;
+    parts.forEach(function (part, index) {
+      var key = JSON.stringify([part[0], self.reveal]);
+      var node = self.drawn[key] || part[1]();
+      drawn[key] = node;
+      var there = box.children[index];
+      if (there !== node) box.insertBefore(node, there || null);
     });
-    table.appendChild(seats);
+    while (box.children.length > parts.length) box.removeChild(box.lastChild);
+  };
+
+  Board.prototype.seat = function (seat, number, playing, changed, fresh) {
+    var data = this.data, self = this;
+    var box = el("section", "ct-posto");
+    box.setAttribute("data-posto", String(number));
+    if (playing) box.className += " ct-di-turno";
+    box.appendChild(el("h4", "ct-giocatore", "Giocatore " + number));
+    var values = el("div", "ct-valori");
+    var rows = [];
+    Object.keys(seat).forEach(function (key) {
+      var kind = data.chiavi[key], value = seat[key], name = number + "." + key;
+      var covered = !!self.hidden[key];
+      var shown = data.pubblici[key];
+      if (kind === "zona") {
+        rows.push(self.zone(name, self.label(key), value, covered, fresh[name] || [], changed[name]));
+      } else if (kind === "carta") {
+        var code = value === null ? null : data.carte[value][0];
+        if (covered && shown && shown.indexOf(code) >= 0) covered = false;
+        var slot = el("div", "ct-zona ct-singola" + (changed[name] ? " ct-cambiata" : ""));
+        slot.setAttribute("data-zona", name);
+        slot.appendChild(el("div", "ct-etichetta", self.label(key)));
+        var fan = el("div", "ct-ventaglio");
+        if (value === null) fan.appendChild(el("span", "ct-vuota", "nessuna"));
+        else fan.appendChild(self.card(value, covered, !!changed[name]));
+        slot.appendChild(fan);
+        rows.unshift(slot);
+      } else {
+        var chip = el("span", "ct-valore" + (changed[name] ? " ct-cambiata" : ""));
+        chip.setAttribute("data-valore", name);
+        chip.appendChild(el("span", "ct-etichetta", self.label(key) + ": "));
+        chip.appendChild(el("strong", "", value === null ? "\u2014" : value));
+        values.appendChild(chip);
+      }
+    });
+    if (values.childNodes.length) box.appendChild(values);
+    rows.forEach(function (row) { box.appendChild(row); });
+    return box;
   };
 
   var boards = [];

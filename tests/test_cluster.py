@@ -32,17 +32,20 @@ def test_local_cluster_equals_one_process_and_two(shared_project: Path) -> None:
 
 
 def test_a_killed_worker_changes_nothing(shared_project: Path) -> None:
-    from distributed import Client, LocalCluster
+    """A worker killed mid-run: its chunks run again on the other. The workers of a local
+    cluster are forked from one server process that imported Dask, not spawned each as a
+    new interpreter (a second of CPU each)."""
+    from distributed import Client
 
     from pipeline.play import simulate
+    from pipeline.play.cluster import local_cluster
 
     project = open_project(shared_project)
     want = simulate.simulate(project, "bless", int(GAMES), 7).to_json()
-    with (
-        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
-        Client(cluster) as client,
-    ):
+    with local_cluster(2) as cluster, Client(cluster) as client:
         pids = list(client.run(os.getpid).values())
+        for parent in set(client.run(os.getppid).values()):
+            assert b"forkserver" in Path(f"/proc/{parent}/cmdline").read_bytes()
         killed: list[int] = []
 
         def progress(done: int, total: int) -> None:

@@ -329,11 +329,11 @@ def test_a_worker_lost_with_the_inputs_gets_them_sent_again(shared_project: Path
     the run's other tasks are cancelled. Old code: a 50-line FutureCancelledError."""
     distributed = pytest.importorskip("distributed", reason="the extra cartiera[cluster]")
     from pipeline.play import simulate
+    from pipeline.play.cluster import local_cluster
 
     project = open_project(shared_project)
     want = simulate.simulate(project, "mazzo", 120, 7).to_json()
-    one = {"n_workers": 1, "threads_per_worker": 1, "dashboard_address": None}
-    with distributed.LocalCluster(**one) as cluster, distributed.Client(cluster) as client:
+    with local_cluster(1) as cluster, distributed.Client(cluster) as client:
         pid = next(iter(client.run(os.getpid).values()))
         killed: list[int] = []
 

@@ -76,22 +76,23 @@ def _hostile(secret: Path, port: int, indent: str) -> str:
 
 @pytest.fixture
 def hostile(project: Path, tmp_path: Path, loopback: tuple[int, list[str]]) -> Path:
-    """The project with hostile Markdown in Bless's rules, a ruling and a glossary term."""
+    """The project with hostile Markdown in Mazzo's rules, a ruling and a glossary term
+    (Mazzo: the shortest rulebook to render again)."""
     port = loopback[0]
     secret = tmp_path / "segreto.png"
     secret.write_bytes(PNG)
-    games = project / "games" / "bless"
+    games = project / "games" / "mazzo"
     with (games / "rules.md").open("a", encoding="utf-8") as rules:
         rules.write("\n" + _hostile(secret, port, ""))
     edit(
         games / "rulings.yaml",
-        "    answer: >-\n      Rispondono",
-        "    answer: |-\n" + _hostile(secret, port, "      ") + "      Rispondono",
+        "    answer: >-\n      ",
+        "    answer: |-\n" + _hostile(secret, port, "      ") + "      ",
     )
     edit(
         games / "glossary.yaml",
-        "    definition: >-\n      La forza",
-        "    definition: |-\n" + _hostile(secret, port, "      ") + "      La forza",
+        "    definition: >-\n      ",
+        "    definition: |-\n" + _hostile(secret, port, "      ") + "      ",
     )
     return project
 
@@ -164,10 +165,10 @@ def _outside(files: list[str], project: Path, tmp_path: Path) -> list[str]:
 
 
 def test_validate_names_every_hostile_reference(hostile: Path, cli: Callable[..., Run]) -> None:
-    run = cli(hostile, "validate", "--no-layout", "bless")
-    lines = [line for line in run.output.splitlines() if "games/bless/" in line]
+    run = cli(hostile, "validate", "--no-layout", "mazzo")
+    lines = [line for line in run.output.splitlines() if "games/mazzo/" in line]
     for name in ("rules.md", "rulings.yaml", "glossary.yaml"):
-        text = (hostile / "games/bless" / name).read_text(encoding="utf-8").splitlines()
+        text = (hostile / "games/mazzo" / name).read_text(encoding="utf-8").splitlines()
         where = f"{name}:{next(n for n, t in enumerate(text, 1) if 'Pericolo' in t)}:"
         found = [line for line in lines if where in line]
         assert any("picture 'file:///" in line for line in found), where
@@ -186,15 +187,15 @@ def test_the_rulebook_reads_only_the_project(
     opened.recording = False
     assert cli(hostile, "db", "build").exit_code == 0
     opened.recording = True
-    run = cli(hostile, "rulebook", "bless")
+    run = cli(hostile, "rulebook", "mazzo")
     assert run.exit_code == 0, run.output
     opened.recording = False
     assert loopback[1] == [], "the rulebook fetched from the network"
     assert opened.connections == []
     assert _outside(opened.files, hostile, tmp_path) == []
-    pdf = PdfReader(hostile / "build/rulebooks/bless-regolamento-a5.pdf")
+    pdf = PdfReader(hostile / "build/rulebooks/mazzo-regolamento-a5.pdf")
     assert sum(len(page.images) for page in pdf.pages) == 0, "a picture was embedded"
-    text = " ".join(pdf_text(hostile / "build/rulebooks/bless-regolamento-a5.pdf"))
+    text = " ".join(pdf_text(hostile / "build/rulebooks/mazzo-regolamento-a5.pdf"))
     assert "Pericolo" in text  # the hostile paragraph is there, without what it named
 
 
@@ -238,7 +239,7 @@ def test_the_site_carries_no_active_content(
     assert loopback[1] == []
     pages = {p: p.read_text(encoding="utf-8") for p in site.rglob("*.html")}
     for page in ("regole", "chiarimenti", "glossario"):
-        html = pages[site / "giochi/bless" / page / "index.html"]
+        html = pages[site / "giochi/mazzo" / page / "index.html"]
         assert "Pericolo" in html, page  # the hostile text is shown, harmless
         assert 'class="innocua"' in html, page  # its class kept, nothing else
     found = {p.relative_to(site).as_posix(): active_content(h) for p, h in pages.items()}

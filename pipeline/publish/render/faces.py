@@ -22,7 +22,7 @@ from typing import Any, Literal
 import segno
 from markupsafe import Markup, escape
 
-from pipeline.common.output import FIXED_DATE, atomic_write
+from pipeline.common.output import FIXED_DATE, atomic_write, load_weasyprint, prepare_weasyprint
 from pipeline.database.catalog import CardInfo, GameInfo
 from pipeline.publish.templating import environment
 
@@ -238,6 +238,7 @@ def _geometry_css(deck: DeckFaces) -> str:
 
 @cache
 def _font_config() -> Any:
+    load_weasyprint()
     from weasyprint.text.fonts import FontConfiguration
 
     return FontConfiguration()
@@ -298,13 +299,11 @@ def _render_missing(
 ) -> None:
     """Lay out the missing faces in one document and write each page as its own PDF."""
     if missing:
-        from weasyprint import HTML  # imported late: loading Pango is slow
-
-        from pipeline.common.output import prepare_weasyprint
-
-        from .fetch import ProjectFetcher
+        from .fetch import ProjectFetcher  # imports WeasyPrint (load_weasyprint)
 
         prepare_weasyprint()
+        from weasyprint import HTML
+
         # A face names no file: its fetcher serves only what the cache holds.
         fetcher = ProjectFetcher([cache_dir])
         document = HTML(string=face_document(deck, missing), url_fetcher=fetcher).render(

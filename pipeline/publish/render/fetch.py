@@ -18,9 +18,11 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 from urllib.request import url2pathname
 
-from weasyprint.urls import URLFetcher, URLFetcherResponse
-
+from pipeline.common.output import load_weasyprint
 from pipeline.common.project import Project
+
+load_weasyprint()  # before WeasyPrint's first import anywhere: it finds its libraries quickly
+from weasyprint.urls import URLFetcher, URLFetcherResponse  # noqa: E402
 
 # Inline data WeasyPrint may decode: pictures and fonts, which carry no further address
 # that is not itself sent through this fetcher.

@@ -11,6 +11,7 @@ once per session.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -705,7 +706,10 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if uses and "session_browser" not in getattr(nextitem, "fixturenames", ()):
         driver = getattr(item, "funcargs", {}).get("session_browser")
         if driver is not None:
-            driver.get("about:blank")
+            from selenium.common.exceptions import WebDriverException
+
+            with contextlib.suppress(WebDriverException):  # a browser in trouble: its test says
+                driver.get("about:blank")
 
 
 @pytest.fixture(scope="session")

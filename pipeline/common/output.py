@@ -134,19 +134,19 @@ def _libraries_from_the_linker_cache() -> Iterator[None]:
     import shutil
     import subprocess
 
-    ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
-    try:
-        listing = subprocess.run(
-            [ldconfig, "-p"],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "LC_ALL": "C", "LANG": "C"},
-        ).stdout
-    except (OSError, subprocess.CalledProcessError):
-        listing = ""
-    if not sys.platform.startswith("linux") or not listing:
-        yield  # elsewhere, or no cache to read: ctypes as it is
+    listing = ""
+    if sys.platform.startswith("linux"):
+        ldconfig = shutil.which("ldconfig") or "/sbin/ldconfig"
+        with contextlib.suppress(OSError, subprocess.CalledProcessError):
+            listing = subprocess.run(
+                [ldconfig, "-p"],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "LC_ALL": "C", "LANG": "C"},
+            ).stdout
+    if not listing:
+        yield  # not Linux, or no cache to read: ctypes as it is
         return
 
     def find_library(name: str) -> str | None:

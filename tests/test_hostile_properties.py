@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -44,31 +45,33 @@ yaml_texts = st.one_of(
 )
 
 
-def _file(name: str, content: bytes) -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="cartiera-hyp-"))
-    path = folder / name
-    path.write_bytes(content)
-    return path
+@contextlib.contextmanager
+def _file(name: str, content: bytes) -> Iterator[Path]:
+    """`content` in a file of its own, removed afterwards (one per example: thousands a run)."""
+    with tempfile.TemporaryDirectory(prefix="cartiera-hyp-") as folder:
+        path = Path(folder) / name
+        path.write_bytes(content)
+        yield path
 
 
 @QUICK
 @given(text=yaml_texts)
 def test_any_yaml_is_data_or_one_problem(text: str) -> None:
-    path = _file("cards.yaml", text.encode("utf-8", "surrogatepass"))
-    try:
-        read_yaml(path, "cards.yaml", "prova")
-    except SourceError as exc:
-        assert exc.problem.one_line().count("\n") == 0
+    with _file("cards.yaml", text.encode("utf-8", "surrogatepass")) as path:
+        try:
+            read_yaml(path, "cards.yaml", "prova")
+        except SourceError as exc:
+            assert exc.problem.one_line().count("\n") == 0
 
 
 @QUICK
 @given(text=st.text(alphabet=st.sampled_from("ab,;\t\"'\n\r=-\x00é1"), max_size=400))
 def test_any_csv_is_rows_or_one_problem(text: str) -> None:
-    path = _file("t.csv", text.encode("utf-8"))
-    try:
-        header, rows = read_table(path, "t.csv")
-    except SourceError:
-        return
+    with _file("t.csv", text.encode("utf-8")) as path:
+        try:
+            header, rows = read_table(path, "t.csv")
+        except SourceError:
+            return
     assert all(set(row) <= set(header) for _, row in rows)
 
 
@@ -100,8 +103,8 @@ def test_any_damaged_workbook_is_rows_or_one_problem(
 ) -> None:
     content = _damaged(_workbook(fmt), cuts)
     content = content[: max(1, len(content) * keep // 100)] if keep < 100 else content
-    with contextlib.suppress(SourceError):
-        read_table(_file(f"t.{fmt}", content), f"t.{fmt}")
+    with _file(f"t.{fmt}", content) as path, contextlib.suppress(SourceError):
+        read_table(path, f"t.{fmt}")
 
 
 @QUICK
@@ -142,8 +145,8 @@ def test_any_sheet_xml_is_rows_or_one_problem(fmt: str, xml: str) -> None:
             if name == member:
                 data = data.replace(b"<", xml.encode() + b"<", 3)
             target.writestr(name, data)
-    with contextlib.suppress(SourceError):
-        read_table(_file(f"t.{fmt}", out.getvalue()), f"t.{fmt}")
+    with _file(f"t.{fmt}", out.getvalue()) as path, contextlib.suppress(SourceError):
+        read_table(path, f"t.{fmt}")
 
 
 json_values = st.recursive(

@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import sqlite3
+import struct
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -286,6 +287,28 @@ def xlsx_bomb(project: Path, scratch: Path) -> list[str]:
     return ["import", "mazzo", str(scratch / "bomb.xlsx")]
 
 
+def _deflate_damaged(path: Path, member: str) -> list[str]:
+    """`path` with `member`'s compressed stream made invalid (a reserved deflate block type)
+    where it starts: zipfile's directory is intact, the member cannot be unzipped."""
+    content = bytearray(path.read_bytes())
+    info = zipfile.ZipFile(io.BytesIO(content)).getinfo(member)
+    assert info.compress_type == zipfile.ZIP_DEFLATED
+    name_length, extra_length = struct.unpack_from("<HH", content, info.header_offset + 26)
+    content[info.header_offset + 30 + name_length + extra_length] = 0b110
+    path.write_bytes(bytes(content))
+    return ["import", "mazzo", str(path)]
+
+
+def xlsx_deflate(project: Path, scratch: Path) -> list[str]:
+    return _deflate_damaged(_exported(project, scratch, "xlsx"), "xl/worksheets/sheet1.xml")
+
+
+def ods_deflate(project: Path, scratch: Path) -> list[str]:
+    path = _exported(project, scratch, "ods")
+    _without_total(project)
+    return _deflate_damaged(path, "content.xml")
+
+
 def lossy_export(project: Path, scratch: Path) -> list[str]:
     out = scratch / "ss.csv"
     return [
@@ -333,6 +356,8 @@ CASES: list[tuple[str, Make, str]] = [
     ("csv-400-digits", csv_huge_number, "not a whole number of 18 digits or fewer"),
     ("xlsx-cell-at-XFD1048576", xlsx_far_cell, "rows"),
     ("xlsx-800mb-sheet", xlsx_bomb, "once unzipped"),
+    ("xlsx-deflate-damaged", xlsx_deflate, "invalid block type"),
+    ("ods-deflate-damaged", ods_deflate, "invalid block type"),
     ("export-cp1252-lossy", lossy_export, "'ō' (U+014D)"),
 ]
 

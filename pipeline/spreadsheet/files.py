@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -196,7 +197,7 @@ def _xlsx_grid(content: bytes, shown: str) -> list[list[str]]:
             if len(row) > MAX_COLUMNS and any(v is not None for v in row[MAX_COLUMNS:]):
                 raise _too_big(shown, f"a cell beyond column {MAX_COLUMNS:,}")
             grid.append([_cell_text(v) for v in row[:MAX_COLUMNS]])
-    except (zipfile.BadZipFile, KeyError, ValueError, OSError, IndexError) as exc:
+    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, IndexError) as exc:
         raise SourceError(Problem("error", f"not an .xlsx workbook ({exc})", file=shown)) from None
     except ElementTree.ParseError as exc:
         raise SourceError(
@@ -229,7 +230,7 @@ def _ods_grid(content: bytes, shown: str) -> list[list[str]]:
         raise SourceError(
             Problem("error", "not an .ods spreadsheet (no content.xml)", file=shown)
         ) from None
-    except (ElementTree.ParseError, zipfile.BadZipFile, EOFError, OSError) as exc:
+    except (ElementTree.ParseError, zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
         raise SourceError(
             Problem("error", f"not a whole .ods spreadsheet: content.xml is damaged ({exc})",
                     file=shown, hint="save the spreadsheet again and import that file")

@@ -177,3 +177,18 @@ def test_a_data_error_raised_in_a_worker_process_reaches_the_command_whole() -> 
         again = pickle.loads(pickle.dumps(error))
         assert type(again) is type(error) and again.problems == error.problems
         assert str(again) == str(error)
+
+
+def test_a_line_break_in_a_source_stays_on_the_problem_line(project: Path) -> None:
+    """A quoted YAML key can hold a line break; `validate` quotes it back, still one line
+    per problem (each line of the report is read as one problem by people and scripts)."""
+    from conftest import edit, invoke
+
+    edit(project / "games/mazzo/cards.yaml", "    id: spia\n", '    id: spia\n    "a\\nb": 1\n')
+    run = invoke(project, "validate", "mazzo", "--no-layout")
+    assert run.exit_code == 1
+    errors = [line for line in run.stdout.splitlines() if ": error: " in line]
+    assert errors == [
+        "games/mazzo/cards.yaml:5:5: error: mazzo/spia: unknown field 'a\\nb'"
+        " (fix: remove it or check its spelling)"
+    ], run.stdout

@@ -299,6 +299,37 @@ def _deflate_damaged(path: Path, member: str) -> list[str]:
     return ["import", "mazzo", str(path)]
 
 
+def _zip_headers(path: Path, member: str, flags: int = 0, method: int | None = None) -> list[str]:
+    """`path` with `member`'s headers changed: `flags` set in its general-purpose bits and
+    `method` as its compression method, in its local header and in the central directory."""
+    content = bytearray(path.read_bytes())
+    local = zipfile.ZipFile(io.BytesIO(content)).getinfo(member).header_offset
+    central = content.index(b"PK\x01\x02", content.index(member.encode(), local + 30))
+    while content[central + 46 : central + 46 + len(member)] != member.encode():
+        central = content.index(b"PK\x01\x02", central + 4)
+    for header, at in ((local, 6), (central, 8)):  # the flags, then the method
+        (bits,) = struct.unpack_from("<H", content, header + at)
+        struct.pack_into("<H", content, header + at, bits | flags)
+        if method is not None:
+            struct.pack_into("<H", content, header + at + 2, method)
+    path.write_bytes(bytes(content))
+    return ["import", "mazzo", str(path)]
+
+
+def xlsx_password(project: Path, scratch: Path) -> list[str]:
+    return _zip_headers(_exported(project, scratch, "xlsx"), "xl/workbook.xml", flags=0x1)
+
+
+def xlsx_unknown_method(project: Path, scratch: Path) -> list[str]:
+    return _zip_headers(_exported(project, scratch, "xlsx"), "xl/workbook.xml", method=99)
+
+
+def ods_patched_data(project: Path, scratch: Path) -> list[str]:
+    path = _exported(project, scratch, "ods")
+    _without_total(project)
+    return _zip_headers(path, "content.xml", flags=0x20)
+
+
 def xlsx_deflate(project: Path, scratch: Path) -> list[str]:
     return _deflate_damaged(_exported(project, scratch, "xlsx"), "xl/worksheets/sheet1.xml")
 
@@ -358,6 +389,9 @@ CASES: list[tuple[str, Make, str]] = [
     ("xlsx-800mb-sheet", xlsx_bomb, "once unzipped"),
     ("xlsx-deflate-damaged", xlsx_deflate, "invalid block type"),
     ("ods-deflate-damaged", ods_deflate, "invalid block type"),
+    ("xlsx-zip-password", xlsx_password, "'xl/workbook.xml' is password-protected"),
+    ("xlsx-zip-method-99", xlsx_unknown_method, "compression method"),
+    ("ods-zip-patched-data", ods_patched_data, "patched data"),
     ("export-cp1252-lossy", lossy_export, "'ō' (U+014D)"),
 ]
 

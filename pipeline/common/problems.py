@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 Severity = Literal["error", "warning"]
 
+_ONE_LINE = str.maketrans({"\n": "\\n", "\r": "\\r"})
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -47,7 +49,7 @@ class Problem:
         text = f"{self.where()}: {self.severity}: {subject}{self.message}"
         if self.hint:
             text += f" (fix: {self.hint})"
-        return text
+        return text.translate(_ONE_LINE)  # a name from a hostile file may hold a line break
 
 
 class SourceError(Exception):

@@ -167,7 +167,19 @@ def _open_zip(content: bytes, shown: str, kind: str) -> zipfile.ZipFile:
         raise SourceError(Problem("error", f"not an {kind} ({exc})", file=shown)) from None
     if total > MAX_UNZIPPED:
         raise _too_big(shown, f"{total:,} bytes once unzipped (at most {MAX_UNZIPPED:,})")
+    for info in archive.infolist():
+        if info.flag_bits & 0x1:
+            raise SourceError(
+                Problem("error", f"not read: {info.filename!r} is password-protected", file=shown,
+                        hint="save the spreadsheet without a password and import that file")
+            )  # fmt: skip
     return archive
+
+
+# What unzipping a damaged member raises: its stream (zlib.error), or a local header that
+# contradicts the directory (RuntimeError: "encrypted"; NotImplementedError, a
+# RuntimeError: "patched data", an unknown method).
+UNZIP_ERRORS = (zipfile.BadZipFile, zlib.error, RuntimeError, EOFError, OSError)
 
 
 def _cell_text(value: Any) -> str:
@@ -197,7 +209,7 @@ def _xlsx_grid(content: bytes, shown: str) -> list[list[str]]:
             if len(row) > MAX_COLUMNS and any(v is not None for v in row[MAX_COLUMNS:]):
                 raise _too_big(shown, f"a cell beyond column {MAX_COLUMNS:,}")
             grid.append([_cell_text(v) for v in row[:MAX_COLUMNS]])
-    except (zipfile.BadZipFile, zlib.error, KeyError, ValueError, OSError, IndexError) as exc:
+    except (*UNZIP_ERRORS, KeyError, ValueError, IndexError) as exc:
         raise SourceError(Problem("error", f"not an .xlsx workbook ({exc})", file=shown)) from None
     except ElementTree.ParseError as exc:
         raise SourceError(
@@ -230,7 +242,7 @@ def _ods_grid(content: bytes, shown: str) -> list[list[str]]:
         raise SourceError(
             Problem("error", "not an .ods spreadsheet (no content.xml)", file=shown)
         ) from None
-    except (ElementTree.ParseError, zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+    except (ElementTree.ParseError, *UNZIP_ERRORS) as exc:
         raise SourceError(
             Problem("error", f"not a whole .ods spreadsheet: content.xml is damaged ({exc})",
                     file=shown, hint="save the spreadsheet again and import that file")

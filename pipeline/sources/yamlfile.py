@@ -182,6 +182,8 @@ def _parse_text(text: str) -> Any:
         ) from None
     except YAMLError as exc:
         raise _BadYaml(f"YAML: {str(exc).splitlines()[0]}") from None
+    except TypeError:  # ruamel cannot hash a key that holds a mapping (`? {a: {b: 1}}`)
+        raise _BadYaml("YAML: a key made of a mapping or a list; keys are plain names") from None
 
 
 def keep_parsed(cache: Path, text: str, tree: Any, data: Any) -> None:

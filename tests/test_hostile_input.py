@@ -111,6 +111,11 @@ def billion_laughs(project: Path, scratch: Path) -> list[str]:
     return ["validate", "mazzo"]
 
 
+def anchor_twice(project: Path, scratch: Path) -> list[str]:
+    _cards(project, "cards:\n  - &a {id: x}\n  - &a {id: y}\n  - *a\n")
+    return ["validate", "mazzo"]
+
+
 def deep_yaml(project: Path, scratch: Path) -> list[str]:
     _cards(project, "cards: " + "[" * 400 + "]" * 400 + "\n")
     return ["validate", "mazzo"]
@@ -367,6 +372,7 @@ CASES: list[tuple[str, Make, str]] = [
     ("db-bad-port", bad_port, "not a database URL"),
     ("yaml-billion-laughs", billion_laughs, "aliases"),
     ("yaml-400-deep", deep_yaml, "nested more than"),
+    ("yaml-anchor-twice", anchor_twice, "cards.yaml:3:5: error: YAML: the anchor 'a' is named a"),
     ("yaml-self-symlink", self_symlink, "symbolic links"),
     ("yaml-number-30-digits", huge_card_number, "number is too large for the database"),
     ("replay-seed-1e999", seed_infinite, "seed"),

@@ -8,6 +8,8 @@ import hashlib
 import io
 import json
 import pickle
+import re
+import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
@@ -168,12 +170,30 @@ def _parse(text: str, cache: Path | None = None) -> tuple[Any, _Entry | None, bo
     return tree, None, True
 
 
+_REUSED_ANCHOR = re.compile(
+    r"duplicate anchor '(.*?)'\n.*second occurrence.* line (\d+), column (\d+)", re.S
+)
+
+
 def _parse_text(text: str) -> Any:
-    """The round-trip tree of `text`, by ruamel; _BadYaml when it is not YAML."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    """The round-trip tree of `text`, by ruamel; _BadYaml when it is not YAML, or when it
+    names an anchor twice: valid YAML (the later one wins), but in card data a slip that
+    silently changes what the aliases after it copy (and ruamel would print a warning)."""
+    from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning, YAMLError
 
     try:
-        return round_trip_yaml().load(io.StringIO(text))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ReusedAnchorWarning)
+            return round_trip_yaml().load(io.StringIO(text))
+    except ReusedAnchorWarning as exc:
+        found = _REUSED_ANCHOR.search(str(exc))
+        if found is None:
+            raise _BadYaml("YAML: an anchor is named twice") from None
+        raise _BadYaml(
+            f"YAML: the anchor '{found[1]}' is named a second time",
+            int(found[2]) - 1,
+            int(found[3]) - 1,
+        ) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = (exc.problem or exc.context or "invalid YAML").strip()
@@ -324,7 +344,7 @@ def remember_tree(text: str, tree: Any) -> None:
 _HANDED: dict[str, Any] = {}  # remember_tree's tree, for the next read of its text
 
 
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4  # 4: a text that names an anchor twice is no longer read
 
 
 def _entry(text: str) -> str:

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from conftest import edit
+from conftest import edit, invoke
 
 
 def test_shipped_data_is_valid(project: Path, cli) -> None:
@@ -228,3 +228,17 @@ def _line(output: str, needle: str) -> str:
     matches = [line for line in output.splitlines() if needle in line]
     assert matches, f"{needle!r} not in:\n{output}"
     return matches[0]
+
+
+def test_a_picture_in_the_rules_is_named_as_not_shown(project: Path) -> None:
+    """A picture beside rules.md is published nowhere (the site showed a broken image, the
+    rulebook left it out): validate says so at its line, whatever its path."""
+    rules = project / "games/mazzo/rules.md"
+    (rules.parent / "schema.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    rules.write_text(rules.read_text("utf-8") + "\n![Il tavolo](schema.png)\n", encoding="utf-8")
+    line = len(rules.read_text("utf-8").splitlines())
+    run = invoke(project, "validate", "mazzo", "--no-layout")
+    assert run.exit_code == 0, run.stdout
+    assert (
+        f"games/mazzo/rules.md:{line}:1: warning: picture 'schema.png' is not shown" in run.stdout
+    ), run.stdout

@@ -72,7 +72,11 @@ def unsafe_references(project: Project, slug: str) -> list[Problem]:
                     line=line,
                     column=column,
                     game=slug,
-                    hint="name files of the project by a relative path; no scripts or styles",
+                    hint=(
+                        "say it in words: the rules have no pictures"
+                        if what.startswith("picture")
+                        else "link to web pages only; no scripts or styles"
+                    ),
                 )
             )
     return problems

@@ -104,9 +104,10 @@ _SCHEME = re.compile(r"([a-zA-Z][a-zA-Z0-9+.-]*):")
 
 
 def unsafe_markdown(text: str) -> list[tuple[int, int, str]]:
-    """(line, column, what) for each thing in source Markdown that the sanitizer or the
-    renderer's fetcher would drop: a link whose scheme is not http(s)/mailto, a picture
-    that is not a relative path, an attribute list that sets more than classes and ids."""
+    """(line, column, what) for each thing in source Markdown that the outputs drop: a
+    link whose scheme is not http(s)/mailto, a picture (a path outside the project is
+    never fetched; the site and the rulebook do not carry the game's own files either),
+    an attribute list that sets more than classes and ids."""
     found: list[tuple[int, int, str]] = []
     if "](" not in text and "{" not in text:
         return found
@@ -126,8 +127,8 @@ def unsafe_markdown(text: str) -> list[tuple[int, int, str]]:
 
 def _unsafe_target(target: str, picture: bool) -> str | None:
     scheme = _SCHEME.match(target)
-    if picture and (scheme or target.startswith("//")):
-        return f"picture '{target[:60]}' is not a file of the project (only relative paths)"
+    if picture:  # neither the site nor the rulebook carries a file of the game's folder
+        return f"picture '{target[:60]}' is not shown: the outputs carry no pictures of a game"
     if scheme and scheme[1].lower() not in URL_SCHEMES:
         return f"link to '{target[:60]}': only http, https and mailto links are kept"
     return None

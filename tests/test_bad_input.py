@@ -120,6 +120,12 @@ def test_bad_value_is_one_clear_error(
 BROKEN_TEMPLATES = {
     "syntax": ("{% if %}", "Jinja2 template syntax error: Expected an expression"),
     "render": ("{{ card.name.missing.deeper }}", "'str object' has no attribute 'missing'"),
+    # a template from a pull request reaching for os through Python's internals (without the
+    # sandbox this printed the build machine's working folder on every card)
+    "escape": (
+        "{{ cycler.__init__.__globals__.os.getcwd() }}",
+        "access to attribute '__init__' of 'type' object is unsafe",
+    ),
 }
 
 

@@ -1,4 +1,7 @@
-"""The Jinja2 environment over templates/: autoescaped, strict about undefined names."""
+"""The Jinja2 environment over templates/: sandboxed, autoescaped, strict about undefined
+names. Templates are sources like the others (a pull request may change them): the sandbox
+keeps a template to the values it is given, so one cannot reach Python's internals to read
+a file or start a process while the build renders it."""
 
 from __future__ import annotations
 
@@ -7,13 +10,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.sandbox import SandboxedEnvironment
 from markupsafe import Markup, escape
 
 
 @cache
-def environment(templates_dir: Path) -> Environment:
-    env = Environment(
+def environment(templates_dir: Path) -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
         loader=FileSystemLoader(templates_dir),
         autoescape=select_autoescape(["html", "j2", "svg"], default_for_string=True),
         undefined=StrictUndefined,

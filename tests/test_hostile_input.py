@@ -116,6 +116,30 @@ def anchor_twice(project: Path, scratch: Path) -> list[str]:
     return ["validate", "mazzo"]
 
 
+def _linked_out(project: Path, scratch: Path, source: str) -> None:
+    """`source` (a path in the project) made a symbolic link to a secret outside it."""
+    secret = scratch / "secret.txt"
+    secret.write_text("## 1. secret {#secret}\n\nsecret\n", encoding="utf-8")
+    link = project / source
+    link.unlink(missing_ok=True)
+    link.symlink_to(secret)
+
+
+def rules_linked_out(project: Path, scratch: Path) -> list[str]:
+    _linked_out(project, scratch, "games/mazzo/rules.md")
+    return ["validate", "mazzo"]
+
+
+def template_linked_out(project: Path, scratch: Path) -> list[str]:
+    _linked_out(project, scratch, "templates/cards/mazzo/back.html.j2")
+    return ["faces", "mazzo", "--out", str(scratch / "facce.pdf")]
+
+
+def site_page_linked_out(project: Path, scratch: Path) -> list[str]:
+    _linked_out(project, scratch, "site/segreto.md")
+    return ["site"]
+
+
 def deep_yaml(project: Path, scratch: Path) -> list[str]:
     _cards(project, "cards: " + "[" * 400 + "]" * 400 + "\n")
     return ["validate", "mazzo"]
@@ -372,6 +396,9 @@ CASES: list[tuple[str, Make, str]] = [
     ("db-bad-port", bad_port, "not a database URL"),
     ("yaml-billion-laughs", billion_laughs, "aliases"),
     ("yaml-400-deep", deep_yaml, "nested more than"),
+    ("link-out-rules", rules_linked_out, "games/mazzo/rules.md: error: a symbolic link to a"),
+    ("link-out-template", template_linked_out, "back.html.j2: error: a symbolic link to a"),
+    ("link-out-site-page", site_page_linked_out, "site/segreto.md: error: a symbolic link to a"),
     ("yaml-anchor-twice", anchor_twice, "cards.yaml:3:5: error: YAML: the anchor 'a' is named a"),
     ("yaml-self-symlink", self_symlink, "symbolic links"),
     ("yaml-number-30-digits", huge_card_number, "number is too large for the database"),

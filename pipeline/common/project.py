@@ -121,7 +121,42 @@ def open_project(project_dir: Path | None = None, db: str | None = None) -> Proj
                 )
             )
         root = found
+    refuse_links_out(root)
     return Project(root=root, db_url=database_url(db or os.environ.get(DB_ENV) or root / DB_FILE))
+
+
+# What the commands read and publish: the games' sources, the templates, the site's own
+# pages and its configuration (the rest of a checkout, a venv or .git, is never read).
+SOURCES = ("games", "templates", "site", "schemas", "mkdocs.yml")
+
+
+def refuse_links_out(root: Path) -> None:
+    """SourceError for the first symbolic link among the sources that leads out of the
+    project: a pull request can add one (git keeps links), and every reader would follow it,
+    publishing a file of the build machine in a card, a PDF or a page. Links that stay inside
+    the project are sources like the others."""
+    for name in SOURCES:
+        top = root / name
+        if top.is_symlink():
+            _check_link(root, top)
+        for folder, dirs, files in os.walk(top):  # links to folders are not entered
+            for entry in (*dirs, *files):
+                path = Path(folder, entry)
+                if path.is_symlink():
+                    _check_link(root, path)
+
+
+def _check_link(root: Path, link: Path) -> None:
+    """A link that stays in the project (or loops: its reader says so) is left alone."""
+    if not Path(os.path.realpath(link)).is_relative_to(root):
+        raise SourceError(
+            Problem(
+                "error",
+                "a symbolic link to a file outside the project",
+                file=link.relative_to(root).as_posix(),
+                hint="put the file itself in the project, not a link to it",
+            )
+        )
 
 
 def database_url(db: str | os.PathLike[str]) -> str:

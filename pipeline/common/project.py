@@ -139,11 +139,19 @@ def refuse_links_out(root: Path) -> None:
         top = root / name
         if top.is_symlink():
             _check_link(root, top)
-        for folder, dirs, files in os.walk(top):  # links to folders are not entered
-            for entry in (*dirs, *files):
-                path = Path(folder, entry)
-                if path.is_symlink():
-                    _check_link(root, path)
+        elif top.is_dir():
+            _walk_links(root, top)
+
+
+def _walk_links(root: Path, folder: Path) -> None:
+    """Every link under `folder` checked; links to folders are not entered (scandir: the
+    kind of each entry comes with its name, no call per file)."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_symlink():
+                _check_link(root, Path(entry.path))
+            elif entry.is_dir():
+                _walk_links(root, Path(entry.path))
 
 
 def _check_link(root: Path, link: Path) -> None:

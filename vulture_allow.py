@@ -53,7 +53,7 @@ CLI = (
 CLICK = (_.collect_usage_pieces, _.format_options, _._custom_shell_complete)
 
 # The MkDocs hooks of the site: MkDocs calls them by name (pipeline/publish/site/hooks.py).
-MKDOCS = (_.on_page_markdown, _.on_page_content, _.on_post_build)
+MKDOCS = (_.on_env, _.on_page_markdown, _.on_page_content, _.on_post_build)
 
 # Jinja templates read these fields (templates/cards/*/front.html.j2, the rulebook).
 JINJA = (_.kind_label,)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.client
 import re
+import shutil
 import sqlite3
 import unicodedata
 from html.parser import HTMLParser
@@ -17,6 +18,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 from conftest import NO_UNSHARE, SiteBuild, invoke
+
+from pipeline.common.project import Project
 
 # Interface strings of Material (and of our own pages) that must not appear in English.
 ENGLISH = re.compile(
@@ -438,3 +441,39 @@ def test_charts_are_the_same_bytes_for_the_same_figures() -> None:
         assert chart_svg(table, 0.5) == chart_svg(table, 0.5)
         assert b"<dc:date>" not in chart_svg(table, 0.5)
     assert not chartable(FigureTable("x", "X", ("a", "b"), (("a", "b"),), "bars"))
+
+
+def _one_page_site(root: Path) -> Project:
+    """A project whose site is one hand-written page, with the real mkdocs.yml and theme."""
+    from conftest import ROOT
+
+    (root / "games").mkdir(parents=True)
+    (root / "site").mkdir()
+    (root / "site/index.md").write_text("# Prova\n\nUna pagina.\n", encoding="utf-8")
+    shutil.copytree(ROOT / "templates/site/theme", root / "templates/site/theme")
+    shutil.copy(ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    return Project(root, "sqlite:///unused.db")
+
+
+def test_the_theme_renders_in_the_sandbox_and_a_failed_build_keeps_the_last_site(
+    tmp_path: Path,
+) -> None:
+    """The theme's overrides are sources too: MkDocs's own Jinja2 ran one that reached for
+    os (here the build's working folder), and a build that failed emptied build/site."""
+    from pipeline.common.problems import SourceError
+    from pipeline.publish.site.pages import _mkdocs
+
+    project = _one_page_site(tmp_path / "proj")
+    site = _mkdocs(project, [], offline=False)
+    page = (site / "index.html").read_text("utf-8")
+    assert "Una pagina." in page
+    theme = project.root / "templates/site/theme/main.html"
+    reach = "{{ cycler.__init__.__globals__.os.getcwd() }}"
+    theme.write_text(
+        theme.read_text("utf-8").replace("{{ super() }}", "{{ super() }}" + reach, 1), "utf-8"
+    )
+    with pytest.raises(SourceError) as refused:
+        _mkdocs(project, [], offline=False)
+    assert "SecurityError: access to attribute '__init__'" in refused.value.problem.message
+    assert (site / "index.html").read_text("utf-8") == page  # the last good site, whole
+    assert [p.name for p in project.build_dir.iterdir() if p.name.startswith(".")] == []

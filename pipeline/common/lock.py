@@ -14,6 +14,7 @@ import ctypes
 import fcntl
 import functools
 import os
+import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -95,7 +96,9 @@ def remove_stale_temps(project: Project) -> list[Path]:
         found += project.sqlite_path.parent.glob(f".{project.sqlite_path.name}.*.tmp")
     removed = []
     for path in found:
-        if path.is_file():
+        if path.is_dir() and path.parent == project.build_dir:  # a site MkDocs was building
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.is_file():
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
                 removed.append(path)

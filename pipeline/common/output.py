@@ -8,6 +8,7 @@ import hashlib
 import io
 import os
 import re
+import shutil
 import stat
 import sys
 import tempfile
@@ -61,6 +62,20 @@ def publish(tmp: Path, path: Path) -> None:
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)
     os.replace(tmp, output_target(path))
+
+
+def publish_folder(built: Path, target: Path) -> None:
+    """Put a finished folder in place of `target` (the old one moved aside, then removed),
+    with ordinary folder permissions (temporary folders are created private)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(built, 0o777 & ~umask)
+    old = target.with_name(f".{target.name}.old.tmp")
+    shutil.rmtree(old, ignore_errors=True)
+    if target.exists():
+        target.rename(old)
+    built.rename(target)
+    shutil.rmtree(old, ignore_errors=True)
 
 
 class NotAFile(OSError):

@@ -50,6 +50,24 @@ _VARIANT = re.compile(
 )
 
 
+def on_env(env: Any, config: Any, files: Any) -> Any:
+    """The theme's templates in Jinja2's sandbox, as ours are (pipeline.publish.templating):
+    the overrides under templates/site/theme are sources a pull request may change, and
+    MkDocs renders them with a plain Environment, where a template can reach os."""
+    from jinja2.sandbox import SandboxedEnvironment
+
+    safe = SandboxedEnvironment(loader=env.loader, auto_reload=False)
+    for name in env.extensions:  # MkDocs' i18n: {% trans %} and the theme's translations
+        safe.add_extension(name)
+    safe.filters.update(env.filters)
+    safe.tests.update(env.tests)
+    safe.policies.update(env.policies)
+    safe.globals.update({k: v for k, v in env.globals.items() if k != "range"})
+    if hasattr(env, "newstyle_gettext"):
+        safe.newstyle_gettext = env.newstyle_gettext  # type: ignore[attr-defined]
+    return safe
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """Keep the parts written for this variant (the offline plugin's switch, CARTIERA_OFFLINE),
     and drop the other's, before their links are checked."""

@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import unicodedata
 from collections import defaultdict
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from pipeline.common.lock import die_with_parent, holding_lock
-from pipeline.common.output import FIXED_DATE, atomic_write, zip_bytes
+from pipeline.common.output import FIXED_DATE, atomic_write, publish_folder, zip_bytes
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import _LenientLoader, missing_site_url_note, site_url
@@ -483,7 +484,7 @@ def mkdocs_config(project: Project, slugs: list[str], offline: bool) -> Path:
         config["site_url"] = address
     config.update(
         docs_dir=str(docs),
-        site_dir=str(project.build_dir / ("site-offline" if offline else "site")),
+        site_dir=str(_site_folder(project, offline)),
         nav=nav,
         hooks=hooks or [ours],
         extra_javascript=scripts,
@@ -558,37 +559,54 @@ def _prepare(
     return games
 
 
-def _mkdocs(project: Project, slugs: list[str], offline: bool) -> Path:
-    """`mkdocs build --strict` of the generated pages into build/site (or site-offline)."""
-    config = mkdocs_config(project, slugs, offline)
-    env = {
-        **os.environ,
-        "CARTIERA_OFFLINE": "true" if offline else "false",
-        "NO_MKDOCS_2_WARNING": "1",  # Material's notice on stderr is not a build warning
-        # The sitemap's dates: the same sources give the same site (and offline zip).
-        "SOURCE_DATE_EPOCH": str(int(datetime.fromisoformat(FIXED_DATE).timestamp())),
-    }
-    result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "-f", str(config)],
-        cwd=project.root,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    if result.returncode != 0:
-        lines = [line for line in (result.stderr + result.stdout).splitlines() if line.strip()]
-        first = next(
-            (line for line in lines if "WARNING" in line or "ERROR" in line),
-            lines[-1] if lines else "mkdocs failed",
-        )
-        raise SourceError(
-            Problem(
-                "error",
-                f"mkdocs build --strict: {first.strip()}",
-                hint="fix the page or template it names",
-            )
-        )
+def _site_folder(project: Project, offline: bool) -> Path:
     return project.build_dir / ("site-offline" if offline else "site")
+
+
+def _mkdocs(project: Project, slugs: list[str], offline: bool) -> Path:
+    """`mkdocs build --strict` of the generated pages into build/site (or site-offline).
+
+    MkDocs empties its folder first and stops where a page or template fails: it builds
+    into a folder beside, which replaces the published one only once the build succeeded
+    (a failed build leaves the last good site; a killed one, a `.*.tmp` folder that the
+    next command holding the lock removes)."""
+    target = _site_folder(project, offline)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        config = mkdocs_config(project, slugs, offline)
+        env = {
+            **os.environ,
+            "CARTIERA_OFFLINE": "true" if offline else "false",
+            "NO_MKDOCS_2_WARNING": "1",  # Material's notice on stderr is not a build warning
+            # The sitemap's dates: the same sources give the same site (and offline zip).
+            "SOURCE_DATE_EPOCH": str(int(datetime.fromisoformat(FIXED_DATE).timestamp())),
+        }
+        command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"]
+        result = subprocess.run(
+            [*command, "-f", str(config), "--site-dir", str(building)],
+            cwd=project.root,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
+        if result.returncode != 0:
+            lines = [line for line in (result.stderr + result.stdout).splitlines() if line.strip()]
+            first = next(
+                (line for line in lines if "WARNING" in line or "ERROR" in line),
+                lines[-1] if lines else "mkdocs failed",
+            )
+            raise SourceError(
+                Problem(
+                    "error",
+                    f"mkdocs build --strict: {first.strip()}",
+                    hint="fix the page or template it names",
+                )
+            )
+        publish_folder(building, target)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return target
 
 
 def offline_zip(project: Project, folder: Path, target: Path) -> Path:

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from pipeline.common.project import open_project
+from pipeline.publish.site.balance import read_report
 
 SLUGS = ["bldng", "bless", "blitz", "mazzo", "samurai-sword"]
 MONTHS = "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre "
@@ -139,6 +140,12 @@ def test_a_report_file_is_published_and_flagged_when_stale(cli: Any, own: Path) 
     page = _page(own, "mazzo", warnings)
     assert len(warnings) == 1 and "games/mazzo/balance.json: not a JSON report" in warnings[0]
     assert "salvato in" not in page and "per ripeterle: `cartiera balance mazzo" in page
+    # a table's key names its chart's file: one that climbs out of the folder is refused
+    (table, *_) = count["simulation"]["tables"]
+    table["key"] = "../../../../fuori"
+    path.write_text(json.dumps(data), "utf-8")
+    refused = "a table key that is not a plain name: '../../../../fuori'"
+    assert read_report(path, "mazzo") == (None, refused)
 
 
 def test_the_stamp_reads_files_and_opens_no_database(

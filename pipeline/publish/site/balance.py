@@ -58,6 +58,7 @@ STRENGTH_GAMES = max(4, GAMES // 2)
 # every seat, measured 2026-12: Bless greedy 620 ms against 18 ms for random). They still
 # get a row in the strength table, on fewer games.
 SLOW = {"bless": {"greedy": max(4, GAMES // 20)}}
+_PLAIN_KEY = re.compile(r"[a-z0-9][a-z0-9_-]{0,59}")  # a table's key, as the engines name them
 REPORT_FILE = "balance.json"  # in games/<slug>/: a report the build reads instead
 WIDTH = draw.WIDTH  # inches: the charts' width
 _PACKAGE = Path(__file__).resolve().parents[2]  # pipeline/
@@ -221,7 +222,10 @@ def read_report(path: Path, slug: str) -> tuple[dict[str, Any] | None, str]:
         return None, f"not a balance report of {slug} (make it with `cartiera balance --out`)"
     try:
         for count in data["counts"]:
-            count_tables(count)
+            for table in count_tables(count):
+                if not isinstance(table.key, str) or not _PLAIN_KEY.fullmatch(table.key):
+                    # it names the table's chart file: "../" in it would write elsewhere
+                    return None, f"a table key that is not a plain name: {str(table.key)!r:.60}"
             int(count["players"])
         str(data["cards"])
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -146,6 +146,12 @@ def test_a_report_file_is_published_and_flagged_when_stale(cli: Any, own: Path) 
     path.write_text(json.dumps(data), "utf-8")
     refused = "a table key that is not a plain name: '../../../../fuori'"
     assert read_report(path, "mazzo") == (None, refused)
+    # a wrong value deep inside (it broke the site build with a traceback): refused too
+    table["key"] = "personaggi"
+    count["simulation"]["seats"][0]["low"] = None
+    path.write_text(json.dumps(data), "utf-8")
+    report, problem = read_report(path, "mazzo")
+    assert report is None and problem.startswith("a report this version cannot show (TypeError")
 
 
 def test_the_stamp_reads_files_and_opens_no_database(

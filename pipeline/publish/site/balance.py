@@ -32,6 +32,7 @@ import json
 import os
 import re
 import shutil
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -232,6 +233,15 @@ def read_report(path: Path, slug: str) -> tuple[dict[str, Any] | None, str]:
         return None, f"an incomplete report ({type(exc).__name__}: {exc})"
     if not data["counts"]:
         return None, "a report with no player count"
+    try:  # a file from anywhere: it is taken only if its page can be made from it
+        with tempfile.TemporaryDirectory() as scratch:
+            folder = Path(scratch)
+            for name, table, line in charts({"report": data}):
+                (folder / name).write_bytes(chart_svg(table, line))
+            _page_view(slug, None, {"report": data, "source": "file"}, folder, folder)
+    except Exception as exc:  # whatever a wrong value deep inside breaks
+        what = " ".join(f"{type(exc).__name__}: {exc}".split())[:120]
+        return None, f"a report this version cannot show ({what})"
     return data, ""
 
 
@@ -593,13 +603,20 @@ def balance_page(
     if warn and data.get("problem"):
         warn(f"warning: {game.slug}: {data['problem']}")
     folder.mkdir(parents=True, exist_ok=True)
+    return _page_view(game.slug, game, data, folder, balance_dir(project, game.slug))
+
+
+def _page_view(
+    slug: str, game: Any, data: Mapping[str, Any], folder: Path, source: Path
+) -> dict[str, Any]:
+    """The page's content from the figures, the charts copied from `source` to `folder`;
+    `game` (its cards, for links) may be None."""
     report = data["report"]
     threshold = float(report.get("threshold", 0.02))
-    source = balance_dir(project, game.slug)
     counts = [_count_view(game, c, folder, source, threshold) for c in report["counts"]]
     for count in counts:
         count["command"] = (
-            f"cartiera balance {game.slug} --players {count['players']} --agents "
+            f"cartiera balance {slug} --players {count['players']} --agents "
             f"{data.get('agent')} --games {count['games']} --seed {report['seed']}"
         )
     changed = []

@@ -146,12 +146,16 @@ def refuse_links_out(root: Path) -> None:
 def _walk_links(root: Path, folder: Path) -> None:
     """Every link under `folder` checked; links to folders are not entered (scandir: the
     kind of each entry comes with its name, no call per file)."""
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if entry.is_symlink():
-                _check_link(root, Path(entry.path))
-            elif entry.is_dir():
-                _walk_links(root, Path(entry.path))
+    try:
+        with os.scandir(folder) as found:
+            entries = list(found)
+    except OSError:
+        return  # a folder that cannot be read: the reader that needs it says so
+    for entry in entries:
+        if entry.is_symlink():
+            _check_link(root, Path(entry.path))
+        elif entry.is_dir():
+            _walk_links(root, Path(entry.path))
 
 
 def _check_link(root: Path, link: Path) -> None:

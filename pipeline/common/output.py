@@ -58,18 +58,21 @@ def zip_bytes(entries: Iterable[tuple[str, Path]]) -> bytes:
 def publish(tmp: Path, path: Path) -> None:
     """Rename a finished temporary file into place, with ordinary file permissions
     (temporary files are created private)."""
+    _ordinary_mode(tmp, 0o666)
+    os.replace(tmp, output_target(path))
+
+
+def _ordinary_mode(path: Path, mode: int) -> None:
+    """`mode` less the umask: what the file or folder would have had if made in place."""
     umask = os.umask(0)
     os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
-    os.replace(tmp, output_target(path))
+    os.chmod(path, mode & ~umask)
 
 
 def publish_folder(built: Path, target: Path) -> None:
     """Put a finished folder in place of `target` (the old one moved aside, then removed),
     with ordinary folder permissions (temporary folders are created private)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(built, 0o777 & ~umask)
+    _ordinary_mode(built, 0o777)
     old = target.with_name(f".{target.name}.old.tmp")
     shutil.rmtree(old, ignore_errors=True)
     if target.exists():

@@ -570,18 +570,17 @@ def _mkdocs(project: Project, slugs: list[str], offline: bool) -> Path:
     into a folder beside, which replaces the published one only once the build succeeded
     (a failed build leaves the last good site; a killed one, a `.*.tmp` folder that the
     next command holding the lock removes)."""
+    config = mkdocs_config(project, slugs, offline)
+    env = {
+        **os.environ,
+        "CARTIERA_OFFLINE": "true" if offline else "false",
+        "NO_MKDOCS_2_WARNING": "1",  # Material's notice on stderr is not a build warning
+        # The sitemap's dates: the same sources give the same site (and offline zip).
+        "SOURCE_DATE_EPOCH": str(int(datetime.fromisoformat(FIXED_DATE).timestamp())),
+    }
     target = _site_folder(project, offline)
-    target.parent.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
     try:
-        config = mkdocs_config(project, slugs, offline)
-        env = {
-            **os.environ,
-            "CARTIERA_OFFLINE": "true" if offline else "false",
-            "NO_MKDOCS_2_WARNING": "1",  # Material's notice on stderr is not a build warning
-            # The sitemap's dates: the same sources give the same site (and offline zip).
-            "SOURCE_DATE_EPOCH": str(int(datetime.fromisoformat(FIXED_DATE).timestamp())),
-        }
         command = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"]
         result = subprocess.run(
             [*command, "-f", str(config), "--site-dir", str(building)],

@@ -20,7 +20,7 @@ from PIL import Image
 from pipeline.common.project import open_project
 from pipeline.publish.render.deck import load_faces
 from pipeline.publish.render.layout import SheetLayout
-from pipeline.publish.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM
+from pipeline.publish.render.paper import CARD_SIZES, PAPERS, PRINTABLE_MM, PT_PER_MM
 
 PT = 72 / 25.4
 
@@ -419,3 +419,48 @@ def test_the_instructions_tell_a_home_printer_what_to_do_with_the_printer(
     assert marker and "impostazioni" in home
     assert "cartiera" not in home.casefold() and "--" not in home
     assert "backs-offset" in designers and "--duplex" in designers  # a line may break at "--"
+
+
+def _text_boxes(path: Path) -> tuple[str, list[tuple[str, float, float]]]:
+    """Page 1's text, and each line of it with its bottom and top (pt from the page's foot)."""
+    page = pdfium.PdfDocument(path)[0]
+    textpage = page.get_textpage()
+    text = textpage.get_text_range()
+    lines, start = [], 0
+    for end in [*(i for i, c in enumerate(text) if c == "\n"), len(text)]:
+        boxes = [textpage.get_charbox(i) for i in range(start, end) if not text[i].isspace()]
+        if boxes:
+            line = text[start:end].strip()
+            lines.append((line, min(b[1] for b in boxes), max(b[3] for b in boxes)))
+        start = end + 1
+    return text, lines
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter", "a3", "legal"])
+def test_the_instructions_fit_their_page_whatever_the_options(
+    prova: Path, tmp_path: Path, paper: str
+) -> None:
+    """On Letter the instructions ran onto a second page, which the deck dropped: the last
+    cutting step and the foot were missing, and on A4 Samurai Sword's last step ran into
+    the foot. With every option that adds a line, each paper's first page holds all of
+    it, and the foot sits below the text, in the page's margin."""
+    out = tmp_path / "prova.pdf"
+    options = ("--gutter", "4", "--backs-offset", "1.5,-0.5", "--ink", "light")
+    run = invoke(prova, "deck", "prova", "--paper", paper, *options, "--out", str(out))
+    assert run.exit_code == 0, run.output
+    text, lines = _text_boxes(out)
+    assert "Impila le strisce" in text and "Scostamento dei retro" in text
+    (foot,) = [line for line in lines if line[0].startswith("Generato da Cartiera")]
+    body = [line for line in lines if line is not foot]
+    assert foot[2] < min(bottom for _, bottom, _ in body), (foot, min(body, key=lambda b: b[1]))
+    assert foot[2] < 14 * PT_PER_MM  # in the bottom margin
+
+
+def test_instructions_that_cannot_fit_are_one_line(prova: Path, tmp_path: Path) -> None:
+    template = prova / "templates/print/instructions.html.j2"
+    edit(template, "</body>", "<p>" + "Una riga di troppo. " * 1500 + "</p></body>")
+    run = invoke(prova, "deck", "prova", "--out", str(tmp_path / "prova.pdf"))
+    assert run.exit_code == 1
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.output
+    assert "templates/print/instructions.html.j2" in run.stderr and "one page" in run.stderr
+    assert not (tmp_path / "prova.pdf").exists()

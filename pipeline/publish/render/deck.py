@@ -45,6 +45,8 @@ PAPER_LABELS = {
     "a3": "A3 (297 × 420 mm)",
     "legal": "US Legal (8,5 × 14 in)",
 }
+# The instructions page's type sizes, tried in turn until it fits on one page.
+INSTRUCTIONS_PT = (9.5, 9.0, 8.5, 8.0)
 
 
 @dataclass(frozen=True)
@@ -419,11 +421,15 @@ def _instructions(
     pages: int,
     first_sheet_page: int,
 ) -> None:
-    """The first page: print at 100%, a 100 mm ruler, duplex check, how to cut."""
-    template = environment(project.templates_dir).get_template("print/instructions.html.j2")
+    """The first page: print at 100%, a 100 mm ruler, duplex check, how to cut.
+
+    One page: the deck's page numbers count on it. Where the text does not fit the paper
+    (Letter is 18 mm shorter than A4), its type is made smaller, half a point at a time."""
+    name = "print/instructions.html.j2"
+    template = environment(project.templates_dir).get_template(name)
     layout = plan.front
     card = layout.card
-    html = template.render(
+    facts = dict(
         game=game,
         paper=PAPERS[options.paper],
         paper_label=PAPER_LABELS[options.paper],
@@ -447,7 +453,22 @@ def _instructions(
         card_label=f"{_mm(card.width)} × {_mm(card.height)} mm",
         status_label=STATUS_LABELS.get(game.status, game.status),
     )
-    imposer.append_page(cached_pdf(project, html, str(project.templates_dir)))
+    for font_pt in INSTRUCTIONS_PT:
+        html = template.render(font_pt=font_pt, **facts)
+        pdf = cached_pdf(project, html, str(project.templates_dir))
+        if imposer.page_count(pdf) == 1:
+            imposer.append_page(pdf)
+            return
+    raise SourceError(
+        Problem(
+            "error",
+            f"the print instructions take more than one page of {options.paper} paper, "
+            f"even in {INSTRUCTIONS_PT[-1]:g} pt type",
+            file=project.rel(project.templates_dir / name),
+            game=game.slug,
+            hint="shorten the template's text: the first page of the deck must be one page",
+        )
+    )
 
 
 def _blank_page(project: Project, paper: Size) -> Path:

@@ -72,6 +72,9 @@ class Imposer:
             self._xobjects[key] = self.pdf.copy_foreign(page.as_form_xobject())
         return self._xobjects[key]
 
+    def page_count(self, path: Path) -> int:
+        return len(self._source(path).pages)
+
     def append_page(self, path: Path) -> None:
         """Add the first page of another PDF as it is (e.g. the instructions page)."""
         # sources stay open until save: stream data is copied when the output is written

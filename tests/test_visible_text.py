@@ -363,3 +363,17 @@ def test_generic_figures_give_way_to_the_games_own_and_read_as_words() -> None:
     tables = {t.key: t for t in figure_tables(result)}
     assert "squadre" not in tables and "lati" in tables  # the same teams once
     assert [row[0] for row in tables["finali"].rows] == ["Ultimo in piedi", "Altare"]
+
+
+def test_the_print_page_tells_a_home_printer_what_to_do_with_the_printer(
+    session_site: Path,
+) -> None:
+    """The site's print page told home printers to run `cartiera deck --backs-offset` and
+    that a short-edge printer needs an option "when the PDF is made": they download a PDF,
+    they hold no CLI. As on the deck's first page, printer settings first, and the commands
+    only in the note for those who make the PDF."""
+    text = text_of(visible(session_site / "stampare" / "index.html"))
+    home, marker, designers = text.rpartition("Per chi crea il PDF con Cartiera")  # not the TOC
+    assert marker and "impostazioni di stampa" in home and "allineamento del retro" in home
+    assert "cartiera deck" not in home and "--" not in home and "quando si crea" not in home
+    assert "cartiera deck bless --duplex short" in designers and "--backs-offset" in designers

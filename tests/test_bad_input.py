@@ -149,6 +149,28 @@ def test_a_broken_template_is_one_line_at_its_file_and_line(
     assert not (tmp_path / "facce.pdf").exists()
 
 
+def test_a_face_that_spills_onto_a_second_page_is_one_line_at_its_card(
+    prova: Path, tmp_path: Path
+) -> None:
+    """A template that closes the card's page (here, only on card 3) made WeasyPrint lay
+    out one page more than there are faces: a RuntimeError's traceback. The line names
+    the template and the card whose face spilled."""
+    from conftest import invoke
+
+    template = prova / "templates/cards/prova/front.html.j2"
+    template.write_text(
+        '<div class="big">F{{ card.number }}</div>{% if card.number == 3 %}'
+        '</div></section><section class="face"><p>fuori</p>{% endif %}',
+        encoding="utf-8",
+    )
+    out = tmp_path / "prova.pdf"
+    run = invoke(prova, "deck", "prova", "--out", str(out))
+    assert run.exit_code == 1 and "Traceback" not in run.output, run.output
+    assert run.stderr.count("\n") == 1
+    assert run.stderr.startswith("templates/cards/prova/front.html.j2: error: prova/carta-3: ")
+    assert "takes more than one page" in run.stderr and not out.exists()
+
+
 def _render_in_a_worker(folder: str) -> str:
     import jinja2
 

@@ -23,6 +23,7 @@ import segno
 from markupsafe import Markup, escape
 
 from pipeline.common.output import FIXED_DATE, atomic_write, load_weasyprint, prepare_weasyprint
+from pipeline.common.problems import Problem, SourceError
 from pipeline.database.catalog import CardInfo, GameInfo
 from pipeline.publish.templating import environment
 
@@ -310,9 +311,7 @@ def _render_missing(
             font_config=_font_config()
         )
         if len(document.pages) != len(missing):
-            raise RuntimeError(
-                f"{deck.game.slug}: a face spans more than one page; its template must fit the card"
-            )
+            raise SourceError(_spilled(deck, document, missing))
         fits = _measure(document)
         for index, digest in enumerate(missing):
             pdf = cache_dir / f"{digest}.pdf"
@@ -324,6 +323,29 @@ def _render_missing(
                 "smallest_pt": _smallest_text(document.pages[index]),
             }
             atomic_write(records[digest], json.dumps(record, ensure_ascii=False).encode())
+
+
+def _spilled(deck: DeckFaces, document: Any, missing: list[str]) -> Problem:
+    """The face that took more than one page, as a problem at its template: page i should
+    begin face i, and the first page that does not is the previous face's overflow."""
+    starts = []
+    for page in document.pages:
+        elements = (getattr(box, "element", None) for box in _walk(page._page_box))
+        starts.append(
+            next(
+                (e.get("data-face") for e in elements if e is not None and e.get("data-face")), None
+            )
+        )
+    at = next((i for i, digest in enumerate(missing) if starts[i] != digest), len(missing))
+    code, side = next(deck.sides(missing[max(at - 1, 0)]))
+    return Problem(
+        "error",
+        f"its {side} takes more than one page",
+        file=f"templates/cards/{deck.game.slug}/{side}.html.j2",
+        game=deck.game.slug,
+        card=code,
+        hint="keep the template's markup inside the card: a face is one page, the card's size",
+    )
 
 
 def _usable(record: Path, cache_dir: Path) -> bool:

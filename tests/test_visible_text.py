@@ -371,9 +371,10 @@ def test_the_print_page_tells_a_home_printer_what_to_do_with_the_printer(
     """The site's print page told home printers to run `cartiera deck --backs-offset` and
     that a short-edge printer needs an option "when the PDF is made": they download a PDF,
     they hold no CLI. As on the deck's first page, printer settings first, and the commands
-    only in the note for those who make the PDF."""
+    only in the note for those who make the PDF, for any game (`cartiera new` copies the
+    page into a designer's project, where there is no Bless)."""
     text = text_of(visible(session_site / "stampare" / "index.html"))
     home, marker, designers = text.rpartition("Per chi crea il PDF con Cartiera")  # not the TOC
     assert marker and "impostazioni di stampa" in home and "allineamento del retro" in home
     assert "cartiera deck" not in home and "--" not in home and "quando si crea" not in home
-    assert "cartiera deck bless --duplex short" in designers and "--backs-offset" in designers
+    assert "cartiera deck GIOCO --duplex short" in designers and "--backs-offset" in designers

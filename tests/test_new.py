@@ -84,6 +84,7 @@ def test_a_new_repository_builds_clean_and_its_hook_checks_it(tmp_path: Path) ->
     built = invoke(folder, "build")
     assert built.exit_code == 0, built.output
     assert (folder / "site" / "scarica").is_dir() and (folder / "cards.db").is_file()
+    assert "cards.db did not exist and has been built" in built.stdout  # not "was stale"
     _assert_the_served_site_offers_the_offline_one(folder / "build")
     assert _git(folder, "status", "--porcelain", "--untracked-files=all") == ""
 

@@ -581,7 +581,10 @@ def refresh(project: Project, games: Sequence[LoadedGame], stages: Sequence[Stag
         if path is not None:
             if _same_content(path, fresh):
                 return None
+            existed = path.exists()
             _install(project, fresh, games, force=False)
+            if not existed:
+                return f"{project.rel(path)} did not exist and has been built"
             return f"{project.rel(path)} was stale and has been rebuilt"
         where = shown(project.db_url)
         ours = sqlite_digest(fresh)

@@ -149,26 +149,39 @@ def test_a_broken_template_is_one_line_at_its_file_and_line(
     assert not (tmp_path / "facce.pdf").exists()
 
 
-def test_a_face_that_spills_onto_a_second_page_is_one_line_at_its_card(
-    prova: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("markup", "card", "what"),
+    [
+        (
+            '</div></section><section class="face"><p>fuori</p>',
+            "carta-3",
+            "takes more than one page",
+        ),
+        ("<style>.face:nth-of-type(3) { display: none }</style>", "carta-3", "has no page of"),
+    ],
+)
+def test_a_face_that_breaks_one_face_one_page_is_one_line_at_its_card(
+    prova: Path, tmp_path: Path, markup: str, card: str, what: str
 ) -> None:
     """A template that closes the card's page (here, only on card 3) made WeasyPrint lay
-    out one page more than there are faces: a RuntimeError's traceback. The line names
-    the template and the card whose face spilled."""
+    out one page more than there are faces, and a style that hides another face one page
+    fewer: a RuntimeError's traceback. The line names the template and the card whose face
+    took the extra page or has none."""
     from conftest import invoke
 
     template = prova / "templates/cards/prova/front.html.j2"
-    template.write_text(
-        '<div class="big">F{{ card.number }}</div>{% if card.number == 3 %}'
-        '</div></section><section class="face"><p>fuori</p>{% endif %}',
+    template.write_text(  # every front changes: all ten are laid out in one document
+        '<div class="big">F{{ card.number }}.</div>{% if card.number == 3 %}'
+        + markup
+        + "{% endif %}",
         encoding="utf-8",
     )
     out = tmp_path / "prova.pdf"
     run = invoke(prova, "deck", "prova", "--out", str(out))
     assert run.exit_code == 1 and "Traceback" not in run.output, run.output
     assert run.stderr.count("\n") == 1
-    assert run.stderr.startswith("templates/cards/prova/front.html.j2: error: prova/carta-3: ")
-    assert "takes more than one page" in run.stderr and not out.exists()
+    assert run.stderr.startswith(f"templates/cards/prova/front.html.j2: error: prova/{card}: ")
+    assert what in run.stderr and not out.exists()
 
 
 def _render_in_a_worker(folder: str) -> str:

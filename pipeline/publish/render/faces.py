@@ -326,21 +326,23 @@ def _render_missing(
 
 
 def _spilled(deck: DeckFaces, document: Any, missing: list[str]) -> Problem:
-    """The face that took more than one page, as a problem at its template: page i should
-    begin face i, and the first page that does not is the previous face's overflow."""
+    """The face that broke "one face, one page", as a problem at its template. Page i
+    should begin face i: the first page that does not is the previous face's overflow,
+    or, with fewer pages than faces, where a face was left out."""
     starts = []
     for page in document.pages:
         elements = (getattr(box, "element", None) for box in _walk(page._page_box))
-        starts.append(
-            next(
-                (e.get("data-face") for e in elements if e is not None and e.get("data-face")), None
-            )
-        )
-    at = next((i for i, digest in enumerate(missing) if starts[i] != digest), len(missing))
-    code, side = next(deck.sides(missing[max(at - 1, 0)]))
+        marks = (e.get("data-face") for e in elements if e is not None)
+        starts.append(next((mark for mark in marks if mark), None))
+    at = next(
+        (i for i, digest in enumerate(missing) if i >= len(starts) or starts[i] != digest),
+        len(missing),
+    )
+    more = len(starts) > len(missing)
+    code, side = next(deck.sides(missing[max(at - 1, 0)] if more else missing[at]))
     return Problem(
         "error",
-        f"its {side} takes more than one page",
+        f"its {side} takes more than one page" if more else f"its {side} has no page of its own",
         file=f"templates/cards/{deck.game.slug}/{side}.html.j2",
         game=deck.game.slug,
         card=code,

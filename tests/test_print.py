@@ -274,7 +274,7 @@ def test_tabletop_simulator_sheet(prova: Path, tmp_path: Path) -> None:
     out = tmp_path / "tts"
     run = invoke(prova, "images", "prova", "--preset", "tts", "--out", str(out))
     assert run.exit_code == 0
-    assert "1 foglio da 10 colonne" in run.output  # was "1 fogli"
+    assert "1 sheet of 10 columns" in run.output  # was "1 fogli", then Italian
     assert not (out / "tts-2.png").exists()
     sheet = Image.open(out / "tts-1.png")
     assert sheet.width <= 4096 and sheet.height <= 4096

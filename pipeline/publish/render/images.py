@@ -21,7 +21,7 @@ from PIL import Image
 from pipeline.common.output import atomic_write
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
-from pipeline.common.words import count
+from pipeline.common.words import plural
 
 from .cache import render_cache
 from .deck import face_cache, load_faces, print_run
@@ -283,7 +283,6 @@ def _tts(project: Project, slug: str, folder: Path) -> ImagesResult:
         folder,
         files,
         (card_w, card_h),
-        f"{count(len(sheets), 'foglio', 'fogli')} da {cols} colonne, ciascuno con il foglio "
-        "dei suoi retro "
-        "(«unique backs»); tts.json: griglia e carte di ogni foglio",
+        f"{plural(len(sheets), 'sheet')} of {cols} columns, each with a sheet of its cards' "
+        "backs (TTS: unique backs); tts.json says each sheet's grid and cards",
     )

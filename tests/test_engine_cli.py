@@ -104,3 +104,17 @@ def test_simulate_json_has_the_figures_every_game_gets(shared_project: Path):
     assert data["games"] == 6 and data["options"] == {"altar": 3}
     assert len(data["seats"]) == 2 and sum(data["how"].values()) == 6
     assert {t["key"] for t in data["tables"]} >= {"primo", "carte"}
+
+
+def test_simulate_lines_up_every_table_whatever_its_labels(shared_project: Path):
+    """Each table's first column was 34 characters whatever its labels: Mazzo's "chi ha il
+    Mazziere nel bottino a fine partita" pushed its figure out of line. Now every line of
+    a table ends in the same column."""
+    run = invoke(shared_project, "simulate", "mazzo", "--games", "20")
+    assert run.exit_code == 0, run.output
+    assert "Mazziere nel bottino a fine partita" in run.stdout
+    tables = run.stdout.split("\n\n")[1:]  # after the summary, one block per table
+    assert len(tables) >= 3
+    for block in tables:
+        _title, *lines = block.strip("\n").splitlines()
+        assert len({len(line) for line in lines}) == 1, block

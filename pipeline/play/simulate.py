@@ -225,8 +225,7 @@ class SimulationResult:
         n, d = self.turns, self.decisions
         lines.append(t["length"].format(mean=n["mean"], lo=n["min"], hi=n["max"], d=d["mean"]))
         for table in self.tables:
-            lines += ["", table.title, _row(table.columns)]
-            lines += [_row(tuple(_cell(v) for v in row)) for row in table.rows]
+            lines += ["", table.title, *_aligned([table.columns, *map(_cells, table.rows)])]
         return "\n".join(lines)
 
 
@@ -270,9 +269,20 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def _row(cells: Sequence[Any]) -> str:
-    first, *rest = (str(c) for c in cells)
-    return f"{first:<34}" + "".join(f"{c:>16}" for c in rest)
+def _cells(row: Sequence[Any]) -> tuple[str, ...]:
+    return tuple(_cell(v) for v in row)
+
+
+def _aligned(rows: Sequence[Sequence[Any]]) -> list[str]:
+    """A text table: the first column as wide as its longest cell, left-aligned; the others
+    right-aligned, each as wide as its own longest cell, three spaces apart."""
+    texts = [[str(c) for c in row] for row in rows]
+    columns = max(len(row) for row in texts)
+    widths = [max(len(row[i]) for row in texts if i < len(row)) for i in range(columns)]
+    return [
+        row[0].ljust(widths[0]) + "".join(f"   {c:>{widths[i]}}" for i, c in enumerate(row[1:], 1))
+        for row in texts
+    ]
 
 
 def simulate(

@@ -63,7 +63,7 @@ def figures(
     tables = [
         _starts(cards, summaries, n),
         _bluffs(cards, summaries),
-        _mazziere(cards, summaries, n),
+        _mazziere(cards, summaries),
     ]
     sizes = Counter(s for g in summaries for s in g["bottini"])
     tables.append(
@@ -82,6 +82,9 @@ def figures(
 
 
 def _starts(cards: MazzoCards, summaries: Sequence[Mapping[str, Any]], n: int) -> FigureTable:
+    """Each row of a "vittorie" column is the win rate of the players it names, which the
+    balance report holds against parity: drawn games are not a side (they are among how
+    the games ended)."""
     first = sum(1 for g in summaries if g["first"] in g["winners"])
     draws = sum(1 for g in summaries if not g["winners"])
     return FigureTable(
@@ -91,7 +94,6 @@ def _starts(cards: MazzoCards, summaries: Sequence[Mapping[str, Any]], n: int) -
         (
             ("chi attacca per primo", rate(first, n)),
             ("chi difende per primo", rate(n - first - draws, n)),
-            ("partite pari", rate(draws, n)),
         ),
         chart="bars",
     )
@@ -115,22 +117,20 @@ def _bluffs(cards: MazzoCards, summaries: Sequence[Mapping[str, Any]]) -> Figure
     )
 
 
-def _mazziere(cards: MazzoCards, summaries: Sequence[Mapping[str, Any]], n: int) -> FigureTable:
+def _mazziere(cards: MazzoCards, summaries: Sequence[Mapping[str, Any]]) -> FigureTable:
     def won(key: str) -> tuple[int, int]:
         games = [g for g in summaries if g[key]]
         return sum(1 for g in games if g[key][0] in g["winners"]), len(games)
 
     start_won, start_n = won("mazziere_start")
     loot_won, loot_n = won("mazziere_bottino")
-    instant = sum(1 for g in summaries if g["how"] == "mazziere")
-    return FigureTable(
+    return FigureTable(  # the games won at once by the Mazziere are among how games end
         "mazziere",
         "Quanto vale il Mazziere",
         ("chi", "vittorie"),
         (
             ("chi ha il Mazziere nella mano iniziale", rate(start_won, start_n)),
             ("chi ha il Mazziere nel bottino a fine partita", rate(loot_won, loot_n)),
-            ("partite vinte pescando il Mazziere", rate(instant, n)),
         ),
         chart="bars",
     )

@@ -118,6 +118,27 @@ def low_contrast_words(path: Path, pages: range) -> list[tuple[int, str, float]]
     return found
 
 
+def overlapping_text(path: Path) -> list[tuple[str, str]]:
+    """Pairs of text runs on the PDF's first page drawn over each other: sharing more than
+    a point across and more than 40% of the lower run's height (PDFium's text rectangles,
+    one per run of a line)."""
+    textpage = pdfium.PdfDocument(path)[0].get_textpage()
+    runs = []
+    for i in range(textpage.count_rects()):
+        left, bottom, right, top = textpage.get_rect(i)
+        text = textpage.get_text_bounded(left, bottom, right, top).strip()
+        if text and right - left > 1 and top - bottom > 1:
+            runs.append((left, bottom, right, top, text))
+    found = []
+    for i, a in enumerate(runs):
+        for b in runs[i + 1 :]:
+            across = min(a[2], b[2]) - max(a[0], b[0])
+            down = min(a[3], b[3]) - max(a[1], b[1])
+            if across > 1 and down > 0.4 * min(a[3] - a[1], b[3] - b[1]):
+                found.append((a[4], b[4]))
+    return found
+
+
 GAMES = ("samurai-sword", "blitz", "bless", "mazzo", "bldng")
 
 
@@ -146,10 +167,26 @@ def test_every_word_on_the_fronts_is_readable(project: Project, game: str, ink: 
     the Ombra word stayed pale lilac on the pale field (1.1:1); Mazzo's empty ability
     slots were 2.6:1, white on the Giallo frame 4.1:1; BLDNG's white letters on its green
     3.4:1, and in light ink a Progetto's band and an Evento's words white on a pale tint."""
-    found = {
-        code: low_contrast_words(pdf, range(1)) for code, pdf in fronts(project, game, ink).items()
-    }
+    faces = fronts(project, game, ink)
+    found = {code: low_contrast_words(pdf, range(1)) for code, pdf in faces.items()}
     assert {code: words for code, words in found.items() if words} == {}
+    # nor hidden under other text: BLDNG's "ricostruita" mark covered a Progetto's ninth
+    # legend line ("1× Rettangolo giallo" on Villette a schiera)
+    covered = {code: overlapping_text(pdf) for code, pdf in faces.items()}
+    assert {code: pairs for code, pairs in covered.items() if pairs} == {}
+
+
+def test_the_overlap_measure_sees_text_over_text(tmp_path: Path) -> None:
+    from weasyprint import HTML
+
+    page = tmp_path / "p.pdf"
+    HTML(
+        string='<body style="font: 12pt sans-serif"><p>Rettangolo giallo</p>'
+        '<p style="position: absolute; top: 0.6em; left: 2em">RICOSTRUITA</p>'
+        "<p>Altro testo, più in basso, da solo.</p></body>"
+    ).write_pdf(page)
+    pairs = overlapping_text(page)
+    assert len(pairs) == 1 and "RICOSTRUITA" in " ".join(pairs[0])
 
 
 def test_the_measure_sees_pale_text(tmp_path: Path) -> None:

@@ -247,3 +247,16 @@ def test_the_booklet_folds_into_the_a5_rulebook(rulebooks, shared_project: Path,
     assert words(pages[1]) in half(1, right=False) and words(last) in half(1, right=True)
     run = invoke(shared_project, "rulebook", "mazzo", "--booklet", "--paper", "a4")
     assert run.exit_code == 2 and "A5 pages" in run.output
+
+
+@pytest.mark.parametrize("slug", GAMES)
+def test_the_print_guide_speaks_to_who_holds_the_pdf(rulebooks, slug: str) -> None:
+    """The rulebook's last chapter told its readers to check duplex on a test sheet that
+    does not exist and, if the backs were off, to make the PDF again with an offset: a
+    player holds the rulebook and the deck's PDF, not the CLI. It now says what the deck's
+    first page says: the targets, the printer's settings, and the cuts in their order."""
+    text = _flat(" ".join(_page_texts(rulebooks[slug])))
+    guide = text[text.rindex("Stampare il mazzo a casa") :]
+    assert "«Scarica»" in guide and "mirini" in guide and "impostazioni di stampa" in guide
+    assert "ricrea il PDF" not in guide and "foglio di prova" not in guide
+    assert "striscia di scarto in alto" in guide

@@ -91,19 +91,26 @@ def test_tts_gives_every_card_its_own_back(samurai_tts: Path, shared_project: Pa
     assert len({seen[d] for d in kinds}) == len(kinds)
 
 
-def test_presets_follow_the_card_size(shared_project: Path, tmp_path: Path) -> None:
+def test_presets_follow_the_card_size(prova: Path, shared_project: Path, tmp_path: Path) -> None:
     """Defect 2: bridge cards get The Game Crafter's bridge size; MPC, with no known bridge
-    size, refuses in one line."""
+    size, refuses in one line. The size is the game's card size, whatever its design: the
+    ten-card test deck made bridge-sized shows it without laying out a real deck at The
+    Game Crafter's bleed (110 cards, about ten seconds on a fresh cache)."""
+    edit(prova / "games/prova/game.yaml", "decks:", "card_size: bridge\ndecks:")
+    assert invoke(prova, "db", "build").exit_code == 0
     out = tmp_path / "tgc"
-    run = invoke(shared_project, "images", "samurai-sword", "--preset", "tgc", "--out", str(out))
+    run = invoke(prova, "images", "prova", "--preset", "tgc", "--out", str(out))
     assert run.exit_code == 0, run.output
     sizes = {Image.open(p).size for p in out.glob("*.png")}
     assert sizes == {(750, 1125)}
-    run = invoke(shared_project, "images", "samurai-sword", "--preset", "mpc")
+    run = invoke(prova, "images", "prova", "--preset", "mpc")
     assert run.exit_code == 1
     assert "no card image size for bridge cards" in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.output
     # defect 9: the manifest says which deck each card is from, and its status
+    out = tmp_path / "samurai"
+    run = invoke(shared_project, "images", "samurai-sword", "--out", str(out))
+    assert run.exit_code == 0, run.output
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     decks = {c["deck"]: c["status"] for c in manifest["cards"]}
     assert decks == {"base": "official", "rising-sun": "incomplete"}

@@ -112,6 +112,21 @@ def test_missing_and_undeclared_attributes(project: Path, cli) -> None:
     assert "unknown attribute 'ferite'" in run.stdout
 
 
+def test_a_look_alike_letter_of_another_script_is_named(project: Path, cli) -> None:
+    """A Cyrillic "а" in "Re Ombrа" reads as Latin on every output, yet a search for
+    "ombra" misses the card: a warning at its line names the word and the letter. A word
+    wholly in another script, or a Greek letter drawn unlike any Latin one, is left alone."""
+    cards = project / "games/bless/cards.yaml"
+    edit(cards, "  name: Re Ombra\n", "  name: Re Ombr\u0430\n")
+    edit(cards, "  name: Re Luce\n", "  name: Re Luce \u03a9mega \u039d\u03b1\u03cc\u03c2\n")
+    run = cli(project, "validate", "bless")
+    assert run.exit_code == 0, run.stdout
+    line = _line(run.stdout, "'Ombr\u0430' mixes Latin letters with cyrillic small letter a")
+    assert line.startswith("games/bless/cards.yaml:") and "bless/re-ombra: " in line
+    assert "(U+0430)" in line and "(fix: type the word again in Latin letters)" in line
+    assert run.stdout.count("mixes Latin letters") == 1
+
+
 def test_unknown_kind_and_deck(project: Path, cli) -> None:
     cards = project / "games/bless/cards.yaml"
     edit(cards, "  kind: carta\n", "  kind: mostro\n")

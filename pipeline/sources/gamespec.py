@@ -6,6 +6,8 @@ behaviour, so that a new game needs no Python.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -185,6 +187,45 @@ def check_card(game: GameSource, card: CardSource, incomplete: bool) -> Iterator
             )
         elif not value.strip():
             yield Finding(("text", key), f"text '{key}' is empty", "write it or remove the key")
+    for loc, value in (("name",), card.name), *((("text", k), v) for k, v in card.text.items()):
+        if (mixed := look_alike(value)) is not None:
+            word, letter = mixed
+            yield Finding(
+                loc,
+                f"'{word}' mixes Latin letters with {unicodedata.name(letter).lower()} "
+                f"(U+{ord(letter):04X}), drawn like a Latin one: a search for the word misses it",
+                "type the word again in Latin letters",
+                severity="warning",
+            )
+
+
+WORD = re.compile(r"\w+")
+# Letters of other scripts drawn like Latin ones: Cyrillic, Greek and Armenian look-alikes
+LOOK_ALIKES = frozenset(
+    "аеорсухіјѕһԁԛԝӏАВЕКМНОРСТХІЈЅҮ"  # Cyrillic
+    "αικνορυΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"  # Greek
+    "օսցհո"  # Armenian
+)
+
+
+def look_alike(text: str) -> tuple[str, str] | None:
+    """The first word that mixes Latin letters with a letter of another script drawn like
+    a Latin one, and that letter: pasted or planted, "cartа" with a Cyrillic "а" reads as
+    "carta" on the card and in every output, yet no search or link for "carta" finds it.
+    A word with no Latin letter (a Greek name) is left alone."""
+    if text.isascii():  # most card text: no letter of another script at all
+        return None
+    for word in WORD.findall(text):
+        if word.isascii():
+            continue
+        odd = [ch for ch in word if ch in LOOK_ALIKES]
+        if odd and any(ch.isalpha() and ch not in LOOK_ALIKES and _latin(ch) for ch in word):
+            return word, odd[0]
+    return None
+
+
+def _latin(letter: str) -> bool:
+    return letter.isascii() or unicodedata.name(letter, "").startswith("LATIN ")
 
 
 def _value_hint(attr: Attribute) -> str:

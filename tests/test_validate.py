@@ -114,8 +114,9 @@ def test_missing_and_undeclared_attributes(project: Path, cli) -> None:
 
 def test_a_look_alike_letter_of_another_script_is_named(project: Path, cli) -> None:
     """A Cyrillic "а" in "Re Ombrа" reads as Latin on every output, yet a search for
-    "ombra" misses the card: a warning at its line names the word and the letter. A word
-    wholly in another script, or a Greek letter drawn unlike any Latin one, is left alone."""
+    "ombra" misses the card: a warning at its line names the word and the letter, in the
+    cards and in the rules. A word wholly in another script, or a Greek letter drawn
+    unlike any Latin one, is left alone."""
     cards = project / "games/bless/cards.yaml"
     edit(cards, "  name: Re Ombra\n", "  name: Re Ombr\u0430\n")
     edit(cards, "  name: Re Luce\n", "  name: Re Luce \u03a9mega \u039d\u03b1\u03cc\u03c2\n")
@@ -124,7 +125,16 @@ def test_a_look_alike_letter_of_another_script_is_named(project: Path, cli) -> N
     line = _line(run.stdout, "'Ombr\u0430' mixes Latin letters with cyrillic small letter a")
     assert line.startswith("games/bless/cards.yaml:") and "bless/re-ombra: " in line
     assert "(U+0430)" in line and "(fix: type the word again in Latin letters)" in line
-    assert run.stdout.count("mixes Latin letters") == 1
+    # the rules' text, where the site's search would miss it, at its line and column
+    rules = project / "games/bless/rules.md"
+    lines = rules.read_text(encoding="utf-8").splitlines()
+    number = next(i for i, text in enumerate(lines, 1) if "tempo Luce e Ombra." in text)
+    edit(rules, "tempo Luce e Ombra.", "tempo Luce e \u039fmbra.")
+    run = cli(project, "validate", "bless")
+    column = lines[number - 1].index("Ombra.") + 1
+    line = _line(run.stdout, "'\u039fmbra' mixes Latin letters with greek capital letter omicron")
+    assert line.startswith(f"games/bless/rules.md:{number}:{column}: warning: ")
+    assert run.stdout.count("mixes Latin letters") == 2
 
 
 def test_unknown_kind_and_deck(project: Path, cli) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -53,8 +54,11 @@ MARKDOWN_SOURCES = ("rules.md", "rulings.yaml", "glossary.yaml", "cards.yaml")
 def unsafe_references(project: Project, slug: str) -> list[Problem]:
     """Links, pictures and attribute lists in the game's Markdown that the site and the
     PDFs drop (pipeline.common.sanitize): warnings where they are written, so the author knows
-    what readers will not see (the outputs are safe either way)."""
+    what readers will not see (the outputs are safe either way). Also words that mix Latin
+    letters with look-alikes of another script, outside cards.yaml (its cards are checked
+    one by one, with their names)."""
     from pipeline.common.sanitize import unsafe_markdown
+    from pipeline.sources.gamespec import LOOK_ALIKE_HINT, look_alike, look_alike_message
 
     problems = []
     for name in MARKDOWN_SOURCES:
@@ -63,22 +67,26 @@ def unsafe_references(project: Project, slug: str) -> list[Problem]:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # the loader reports a missing or unreadable file
+        where = {"file": project.rel(path), "game": slug}
         for line, column, what in unsafe_markdown(text):
-            problems.append(
-                Problem(
-                    "warning",
-                    what,
-                    file=project.rel(path),
-                    line=line,
-                    column=column,
-                    game=slug,
-                    hint=(
-                        "say it in words: the rules have no pictures"
-                        if what.startswith("picture")
-                        else "link to web pages only; no scripts or styles"
-                    ),
-                )
+            hint = (
+                "say it in words: the rules have no pictures"
+                if what.startswith("picture")
+                else "link to web pages only; no scripts or styles"
             )
+            problems.append(Problem("warning", what, line=line, column=column, hint=hint, **where))
+        if name == "cards.yaml" or text.isascii():
+            continue
+        for number, line_text in enumerate(text.splitlines(), start=1):
+            if (mixed := look_alike(line_text)) is not None:
+                at = re.search(rf"(?<!\w){re.escape(mixed[0])}(?!\w)", line_text)
+                place = at.start() + 1 if at else None
+                message = look_alike_message(*mixed)
+                problems.append(
+                    Problem(
+                        "warning", message, line=number, column=place, hint=LOOK_ALIKE_HINT, **where
+                    )
+                )
     return problems
 
 

@@ -189,14 +189,7 @@ def check_card(game: GameSource, card: CardSource, incomplete: bool) -> Iterator
             yield Finding(("text", key), f"text '{key}' is empty", "write it or remove the key")
     for loc, value in (("name",), card.name), *((("text", k), v) for k, v in card.text.items()):
         if (mixed := look_alike(value)) is not None:
-            word, letter = mixed
-            yield Finding(
-                loc,
-                f"'{word}' mixes Latin letters with {unicodedata.name(letter).lower()} "
-                f"(U+{ord(letter):04X}), drawn like a Latin one: a search for the word misses it",
-                "type the word again in Latin letters",
-                severity="warning",
-            )
+            yield Finding(loc, look_alike_message(*mixed), LOOK_ALIKE_HINT, severity="warning")
 
 
 WORD = re.compile(r"\w+")
@@ -222,6 +215,16 @@ def look_alike(text: str) -> tuple[str, str] | None:
         if odd and any(ch.isalpha() and ch not in LOOK_ALIKES and _latin(ch) for ch in word):
             return word, odd[0]
     return None
+
+
+LOOK_ALIKE_HINT = "type the word again in Latin letters"
+
+
+def look_alike_message(word: str, letter: str) -> str:
+    return (
+        f"'{word}' mixes Latin letters with {unicodedata.name(letter).lower()} "
+        f"(U+{ord(letter):04X}), drawn like a Latin one: a search for the word misses it"
+    )
 
 
 def _latin(letter: str) -> bool:

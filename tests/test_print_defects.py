@@ -425,7 +425,7 @@ def test_the_instructions_tell_a_home_printer_what_to_do_with_the_printer(
     home, marker, designers = text.partition("Per chi prepara il PDF con Cartiera:")
     assert marker and "impostazioni" in home
     assert "cartiera" not in home.casefold() and "--" not in home
-    assert "backs-offset" in designers and "--duplex" in designers  # a line may break at "--"
+    assert "backs-offset" in designers and "--duplex" in designers  # commands never wrap
 
 
 def _text_boxes(path: Path) -> tuple[str, list[tuple[str, float, float]]]:

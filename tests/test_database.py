@@ -209,6 +209,48 @@ def test_examples_that_no_longer_hold_are_left_out(project: Path, cli) -> None:
     assert after == before - {"10-legame-senza-ospite"}
 
 
+def test_a_build_plays_again_only_the_examples_of_the_game_it_changed(
+    project: Path, cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Playing the worked examples was half of a `db build`: their results are kept in the
+    cache under the cards, the scenarios and the code, and a build after an edit plays
+    only the edited game's. What the cache gives is what playing gives: the same bytes."""
+    from pipeline.play import records
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CARTIERA_CACHE", str(cache))  # empty, and this test's own
+    played: list[str] = []
+    play = records.run_examples
+    monkeypatch.setattr(
+        records, "run_examples", lambda p, slug, rules: played.append(slug) or play(p, slug, rules)
+    )
+    every = ["bldng", "bless", "blitz", "mazzo", "samurai-sword"]
+
+    def build() -> bytes:
+        played.clear()
+        run = cli(project, "db", "build")
+        assert run.exit_code == 0, run.output
+        return (project / "cards.db").read_bytes()
+
+    first = build()
+    assert sorted(played) == every
+    assert build() == first and played == []
+    edit(project / "games/mazzo/cards.yaml", "name: Spia", "name: Spia Doppia")
+    edited = build()
+    assert played == ["mazzo"]
+    stored = query(project / "cards.db", "select narration_md from example")
+    assert any("Spia Doppia" in text for (text,) in stored)  # the new name, played again
+    for entry in (cache / "examples").iterdir():  # torn entries (a killed build) are
+        entry.write_text("[{", encoding="utf-8")  # played again, to the same bytes
+    assert build() == edited and sorted(played) == every
+    (project / "games/mazzo/examples/01-scontro-scoperto.yaml").write_text(
+        "format: 3\ntitle: [\n", encoding="utf-8"
+    )  # a scenario that cannot be read is an error again at every build, never kept
+    for _ in range(2):
+        run = cli(project, "db", "build")
+        assert run.exit_code == 1 and "01-scontro-scoperto.yaml" in run.output
+
+
 def test_the_opening_check_expects_the_models_tables() -> None:
     """`search` checks cards.db without importing the models: their tables are listed
     again in database/tables.py, and must not drift from models.py."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from pipeline.common.lock import die_with_parent, holding_lock
 from pipeline.common.output import atomic_write, zip_bytes
 from pipeline.common.problems import Problem, SourceError
-from pipeline.common.project import Project
+from pipeline.common.project import Project, code_digest, digest_files
 from pipeline.publish.artifacts import OFFLINE_ZIP, SITE_GENERATED, artifacts
 
 if TYPE_CHECKING:
@@ -161,24 +161,15 @@ def _zip(folder: Path, files: Iterable[Path]) -> bytes:
     return zip_bytes((f"{folder.parent.name}/{path.name}", path) for path in files)
 
 
-def _digest_files(paths: Iterable[Path], root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(paths):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(path.relative_to(root).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def stamps(project: Project, steps: Sequence[Step], content: str) -> dict[str, str]:
     """What each step depends on, as one digest per step; `content` is the digest of the
     database's content (database_digest)."""
     from pipeline.publish.render.cache import renderer_tag
 
-    code = _code_digest()
-    templates = _digest_files(project.templates_dir.rglob("*"), project.root)
+    code = code_digest()
+    templates = digest_files(project.templates_dir.rglob("*"), project.root)
     hand_written = [p for p in (project.root / "site").rglob("*") if not _generated(project, p)]
-    site = _digest_files([*hand_written, project.root / "mkdocs.yml"], project.root)
+    site = digest_files([*hand_written, project.root / "mkdocs.yml"], project.root)
     result: dict[str, str] = {}
     for step in steps:
         parts = [content, code, templates, step.name, json.dumps(step.options)]
@@ -211,11 +202,6 @@ def site_tools() -> str:
         except PackageNotFoundError:
             found.append(f"{name}=-")
     return " ".join(found)
-
-
-def _code_digest() -> str:
-    package = Path(__file__).resolve().parents[1]  # pipeline/
-    return _digest_files(package.rglob("*.py"), package)
 
 
 DB_RECORD = "database.json"  # in build/: what the last build found cards.db made from
@@ -455,7 +441,7 @@ def _known(project: Project) -> dict[str, Any]:
 
 def _inputs(project: Project) -> str:
     """The digest of games/ and of the code: what validation and cards.db come from."""
-    return _digest_files(project.games_dir.rglob("*"), project.root) + _code_digest()
+    return digest_files(project.games_dir.rglob("*"), project.root) + code_digest()
 
 
 def _copied(project: Project) -> str:

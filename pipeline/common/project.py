@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from .problems import Problem, SourceError
@@ -23,6 +26,25 @@ def env_dir(name: str) -> Path | None:
     """
     value = os.environ.get(name, "").strip()
     return Path(value).expanduser().resolve() if value else None
+
+
+def digest_files(paths: Iterable[Path], root: Path) -> str:
+    """One digest of the files' names (relative to `root`) and bytes, in name order."""
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def code_digest() -> str:
+    """The digest of Cartiera's own Python sources: a stamp or cache entry made with it is
+    made again after any change to the code. Read once per process (the code a process
+    runs does not change under it)."""
+    package = Path(__file__).resolve().parents[1]  # pipeline/
+    return digest_files(package.rglob("*.py"), package)
 
 
 @dataclass(frozen=True)

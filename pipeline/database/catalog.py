@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlalchemy import Engine, Table, select
+from sqlmodel import SQLModel, col
 
 from pipeline.common.problems import Problem, SourceError
 
@@ -147,15 +147,25 @@ class GameInfo:
         return [card for deck in self.decks for card in deck.cards]
 
 
+def _table(model: type[SQLModel]) -> Table:
+    """The model's table: rows read through it are plain tuples, three to five times
+    quicker to fetch than the ORM objects, and nothing here changes a row."""
+    table = getattr(model, "__table__", None)
+    assert isinstance(table, Table)
+    return table
+
+
 def game_slugs(engine: Engine) -> list[str]:
-    with Session(engine) as session:
-        games = session.exec(select(models.Game).order_by(col(models.Game.position))).all()
+    with engine.connect() as conn:
+        games = conn.execute(select(_table(models.Game)).order_by(col(models.Game.position))).all()
         return [g.slug for g in games]
 
 
 def read_game(engine: Engine, slug: str) -> GameInfo:
-    with Session(engine) as session:
-        game = session.exec(select(models.Game).where(models.Game.slug == slug)).first()
+    with engine.connect() as conn:
+        game = conn.execute(
+            select(_table(models.Game)).where(col(models.Game.slug) == slug)
+        ).first()
         if game is None:
             raise SourceError(
                 Problem(
@@ -167,26 +177,26 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             AttributeInfo(
                 a.key, a.label, a.type, json.loads(a.enum_values or "[]"), a.min, a.max, a.multiple
             )
-            for a in session.exec(
-                select(models.AttributeDef)
-                .where(models.AttributeDef.game_id == gid)
+            for a in conn.execute(
+                select(_table(models.AttributeDef))
+                .where(col(models.AttributeDef.game_id) == gid)
                 .order_by(col(models.AttributeDef.position))
             )
         ]
         by_key = {a.key: a for a in attrs}
         texts = {
             t.key: t.label
-            for t in session.exec(
-                select(models.TextDef)
-                .where(models.TextDef.game_id == gid)
+            for t in conn.execute(
+                select(_table(models.TextDef))
+                .where(col(models.TextDef.game_id) == gid)
                 .order_by(col(models.TextDef.position))
             )
         }
         kinds = {
             k.key: k.label
-            for k in session.exec(
-                select(models.CardKind)
-                .where(models.CardKind.game_id == gid)
+            for k in conn.execute(
+                select(_table(models.CardKind))
+                .where(col(models.CardKind.game_id) == gid)
                 .order_by(col(models.CardKind.position))
             )
         }
@@ -194,15 +204,17 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             d.id: DeckInfo(
                 d.code, d.name, d.status, d.expected_total, json.loads(d.expected_kinds), d.note
             )
-            for d in session.exec(
-                select(models.Deck)
-                .where(models.Deck.game_id == gid)
+            for d in conn.execute(
+                select(_table(models.Deck))
+                .where(col(models.Deck.game_id) == gid)
                 .order_by(col(models.Deck.position))
             )
         }
         attr_rows: dict[int, dict[str, Any]] = {}
-        for row in session.exec(
-            select(models.CardAttribute).join(models.Card).where(models.Card.game_id == gid)
+        for row in conn.execute(
+            select(_table(models.CardAttribute))
+            .join(_table(models.Card))
+            .where(col(models.Card.game_id) == gid)
         ):
             info = by_key[row.key]
             value: Any = row.value_int if info.type in ("int", "bool") else row.value_text
@@ -212,29 +224,31 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
                 value = value.split(", ")
             attr_rows.setdefault(row.card_id, {})[row.key] = value
         text_rows: dict[int, dict[str, str]] = {}
-        for text_row in session.exec(
-            select(models.CardText).join(models.Card).where(models.Card.game_id == gid)
+        for text_row in conn.execute(
+            select(_table(models.CardText))
+            .join(_table(models.Card))
+            .where(col(models.Card.game_id) == gid)
         ):
             text_rows.setdefault(text_row.card_id, {})[text_row.key] = text_row.text
         codes: dict[int, str] = {}
         query = (
-            select(models.Card, models.DeckCard)
-            .join(models.DeckCard)
-            .where(models.Card.game_id == gid)
+            select(_table(models.Card), col(models.DeckCard.deck_id), col(models.DeckCard.copies))
+            .join(_table(models.DeckCard))
+            .where(col(models.Card.game_id) == gid)
             .order_by(col(models.Card.number))
         )
-        for card, link in session.exec(query):
+        for card in conn.execute(query):
             assert card.id is not None  # a row read back from the database has its key
             codes[card.id] = card.code
-            decks[link.deck_id].cards.append(
+            decks[card.deck_id].cards.append(
                 CardInfo(
                     number=card.number,
                     code=card.code,
                     name=card.name,
                     kind=card.kind,
                     kind_label=kinds.get(card.kind, card.kind),
-                    copies=link.copies,
-                    deck=decks[link.deck_id].code,
+                    copies=card.copies,
+                    deck=decks[card.deck_id].code,
                     status=card.status,
                     attributes={
                         k: attr_rows.get(card.id, {})[k]
@@ -252,22 +266,24 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             )
         sections = {
             s.id: SectionInfo(s.number, s.anchor, s.title or "", s.level, s.body_md)
-            for s in session.exec(
-                select(models.RuleSection)
-                .where(models.RuleSection.game_id == gid)
+            for s in conn.execute(
+                select(_table(models.RuleSection))
+                .where(col(models.RuleSection.game_id) == gid)
                 .order_by(col(models.RuleSection.position))
             )
         }
         terms = {
             t.id: TermInfo(t.term, t.anchor, t.kind, t.definition_md, t.clause, json.loads(t.forms))
-            for t in session.exec(
-                select(models.GlossaryTerm)
-                .where(models.GlossaryTerm.game_id == gid)
+            for t in conn.execute(
+                select(_table(models.GlossaryTerm))
+                .where(col(models.GlossaryTerm.game_id) == gid)
                 .order_by(col(models.GlossaryTerm.position))
             )
         }
-        for use in session.exec(
-            select(models.GlossaryUse).where(col(models.GlossaryUse.term_id).in_(list(terms)))
+        for use in conn.execute(
+            select(_table(models.GlossaryUse)).where(
+                col(models.GlossaryUse.term_id).in_(list(terms))
+            )
         ):
             terms[use.term_id].used_in.append(sections[use.section_id].anchor)
             sections[use.section_id].terms.append(terms[use.term_id].term)
@@ -276,16 +292,18 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
             term.used_in.sort(key=order.__getitem__)
         # the clauses and cards of all the game's rulings in one query each, not two a ruling
         ruling_clauses: dict[int, list[str]] = {}
-        for clause in session.exec(
-            select(models.RulingClause)
-            .join(models.Ruling)
-            .where(models.Ruling.game_id == gid)
+        for clause in conn.execute(
+            select(_table(models.RulingClause))
+            .join(_table(models.Ruling))
+            .where(col(models.Ruling.game_id) == gid)
             .order_by(col(models.RulingClause.anchor))  # the tie order of sorted() below
         ):
             ruling_clauses.setdefault(clause.ruling_id, []).append(clause.anchor)
         ruling_cards: dict[int, list[str]] = {}
-        for card_row in session.exec(
-            select(models.RulingCard).join(models.Ruling).where(models.Ruling.game_id == gid)
+        for card_row in conn.execute(
+            select(_table(models.RulingCard))
+            .join(_table(models.Ruling))
+            .where(col(models.Ruling.game_id) == gid)
         ):
             ruling_cards.setdefault(card_row.ruling_id, []).append(codes[card_row.card_id])
         rulings = [
@@ -297,25 +315,25 @@ def read_game(engine: Engine, slug: str) -> GameInfo:
                 sorted(ruling_clauses.get(r.id or 0, []), key=lambda a: order.get(a, 0)),
                 sorted(ruling_cards.get(r.id or 0, [])),
             )
-            for r in session.exec(
-                select(models.Ruling)
-                .where(models.Ruling.game_id == gid)
+            for r in conn.execute(
+                select(_table(models.Ruling))
+                .where(col(models.Ruling.game_id) == gid)
                 .order_by(col(models.Ruling.position))
             )
         ]
         components = [
             ComponentInfo(c.code, c.name, c.quantity, c.note)
-            for c in session.exec(
-                select(models.Component)
-                .where(models.Component.game_id == gid)
+            for c in conn.execute(
+                select(_table(models.Component))
+                .where(col(models.Component.game_id) == gid)
                 .order_by(col(models.Component.position))
             )
         ]
         examples = [
             ExampleInfo(e.code, e.title, json.loads(e.clauses), e.narration_md)
-            for e in session.exec(
-                select(models.Example)
-                .where(models.Example.game_id == gid)
+            for e in conn.execute(
+                select(_table(models.Example))
+                .where(col(models.Example.game_id) == gid)
                 .order_by(col(models.Example.position))
             )
         ]

@@ -4,6 +4,7 @@ the installed wheel in an empty folder."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -59,6 +60,34 @@ def test_new_refuses_what_it_cannot_make(project: Path) -> None:
         bad = invoke(project, "new", *args)
         assert bad.exit_code == 2, bad.output
         assert "Traceback" not in bad.output
+
+
+def test_a_new_projects_search_page_speaks_of_its_own_cards(tmp_path: Path) -> None:
+    """The query page of a new project teaches the language on the cards `new` wrote: the
+    bundled project's page, which `new` copied before, searched Bless and BLDNG, games a
+    designer's site does not have. Every query the page shows finds a card."""
+    folder = tmp_path / "giochi"
+    assert invoke(None, "new", "giardino", "--in", str(folder)).exit_code == 0
+    assert invoke(folder, "db", "build").exit_code == 0
+    page = (folder / "site" / "cercare.md").read_text("utf-8")
+    for other in ("Bless", "BLDNG", "BLITZ", "Samurai", "Mazzo", "Re Luce", "occhio", "arma"):
+        assert other not in page, other
+    shown = [
+        query
+        for line in page.splitlines()
+        if line.startswith(("| `", "- "))
+        for query in re.findall(r"`([^`]+)`", line.split(" | ")[0] if "|" in line else line)
+        if query not in ("or",)
+    ]
+    assert len(shown) >= 20 and "gioco:giardino" in shown
+    found = {}
+    for query in shown:
+        run = invoke(folder, "search", "giardino", query, "--format", "ids")
+        assert run.exit_code == 0, (query, run.output)
+        found[query] = run.stdout.split()
+    assert [query for query, ids in found.items() if not ids] == []
+    assert found["valore>=5 ordina:-valore"] == ["giardino/terza-carta", "giardino/seconda-carta"]
+    assert found["o:carta -colore:rosso"] == ["giardino/seconda-carta"]
 
 
 def _git(folder: Path, *args: str) -> str:

@@ -488,12 +488,13 @@ def new_cmd(
         root = Path(given).resolve()
     else:
         root = find_root(Path.cwd().resolve()) or Path.cwd().resolve()
+    title = name or slug.replace("-", " ").capitalize()
+    game = NewGame(slug, title, span, size)
     made = []
     if not (root / "games").is_dir():
         root.mkdir(parents=True, exist_ok=True)
-        made = new_project(root)
-    title = name or slug.replace("-", " ").capitalize()
-    written = new_game(root, NewGame(slug, title, span, size))
+        made = new_project(root, game)
+    written = new_game(root, game)
     write_schemas(open_project(root))
     for path in [*made, *written]:
         typer.echo(f"wrote {path.relative_to(root)}")

@@ -66,8 +66,8 @@ def check_new(slug: str, size: str) -> None:
         raise ValueError(f"unknown card size '{size}' (sizes: {', '.join(sorted(CARD_SIZES))})")
 
 
-def new_project(root: Path) -> list[Path]:
-    """Lay out a whole project in `root` (which has no games/ yet)."""
+def new_project(root: Path, game: NewGame) -> list[Path]:
+    """Lay out a whole project in `root` (which has no games/ yet) around its first game."""
     source = skeleton_root()
     written = []
     for rel in skeleton_paths():
@@ -91,6 +91,7 @@ def new_project(root: Path) -> list[Path]:
     for name, text in (
         (".gitignore", _gitignore()),
         (".pre-commit-config.yaml", PRE_COMMIT_CONFIG),
+        ("site/cercare.md", search_page(game)),
     ):
         if not (root / name).exists():
             (root / name).write_text(text, "utf-8")
@@ -112,6 +113,69 @@ def _gitignore() -> str:
             *(f"/site/{name}" for name in SITE_GENERATED),
         )
     )
+
+
+def search_page(game: NewGame) -> str:
+    """The site's page on the query language, with examples on the cards `new` writes (the
+    bundled project's page speaks of Bless and BLDNG, which a designer's site does not
+    have). Every query in it finds cards of the new game (tests/test_new.py)."""
+    return f"""---
+title: Cercare le carte
+---
+
+# Cercare le carte
+
+Ogni pagina delle carte, la tabella di ogni gioco e la pagina iniziale hanno una casella di
+ricerca. Ci si scrive una **query**, cioè qualche parola che dice quali carte si vogliono
+vedere. La stessa query funziona nel terminale, con `cartiera search`, e resta
+nell'indirizzo della pagina (`?q=…`): una ricerca si può salvare o mandare a qualcuno.
+
+Gli esempi usano le carte e gli attributi con cui `cartiera new` ha creato {game.name}:
+quando il gioco cambia, cambia anche questi.
+
+## Le parole di una query
+
+| Scrivi | Trovi |
+|---|---|
+| `seconda` | le carte con la parola «seconda» nel nome |
+| `"prima carta"`, `sec*` | queste parole di seguito nel nome, o una parola che comincia così |
+| `!"Terza carta"` | la carta con esattamente questo nome |
+| `nome~cond` | i nomi che contengono queste lettere in un punto qualsiasi |
+| `colore:rosso` | le carte con quel valore di un attributo |
+| `valore>=5` | le carte con Valore da 5 in su; ci sono anche `>`, `<`, `<=`, `=` e `!=` |
+| `o:pesca`, `o~pesc` | la parola «pesca» in uno dei testi, o un pezzo di parola |
+| `effetto:avversario` | la parola in un testo solo, chiamato con il suo nome |
+| `t:carta`, `tipo:carta` | le carte di un tipo |
+| `mazzo:base` | le carte di un mazzo |
+| `stato:ufficiale` | le carte per stato: `ufficiale`, `ricostruito` o `incompleto` |
+| `copie=1` | le carte che il mazzo ha in una copia sola (`copie>1`: quelle ripetute) |
+| `gioco:{game.slug}` | solo le carte di un gioco, quando se ne cerca più d'uno |
+| `ordina:nome`, `ordina:-valore` | l'ordine dei risultati (con il meno, dal più grande) |
+
+Maiuscole e accenti non contano. Gli attributi si chiamano come le colonne della tabella del
+gioco.
+
+## Più condizioni insieme
+
+- Una dopo l'altra, devono valere **tutte**: `colore:verde valore>=5`.
+- Con `or` in mezzo, ne basta **una**: `colore:rosso or colore:blu`.
+- Il meno davanti **esclude**: `-colore:blu` sono tutte le carte che non sono blu.
+- Le **parentesi** raggruppano: `(colore:rosso or colore:verde) valore>=5`.
+
+Una carta senza un attributo non soddisfa mai una condizione su di esso, e la soddisfa
+sempre la condizione negata.
+
+## Qualche esempio
+
+| Query | Che cosa trova |
+|---|---|
+| `valore>=5 ordina:-valore` | le carte più forti, dalla più forte |
+| `o:carta -colore:rosso` | le carte non rosse che parlano di carte |
+| `colore:verde or colore:blu` | le carte verdi e quelle blu |
+| `tipo:carta ordina:nome` | tutte le carte, in ordine di nome |
+
+Se la query non si capisce, sotto la casella compare che cosa non va e in quale colonna.
+"""
 
 
 # The hook that README.md shows: the installed cartiera, so it needs no network and no tag.

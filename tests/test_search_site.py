@@ -27,6 +27,9 @@ def _sql(project: Path, query: str) -> list[str]:
         return [code for (code,) in conn.execute(query)]
 
 
+SEARCH_OPEN = "return document.querySelector('[data-md-toggle=search]').checked"
+
+
 def test_vectors_on_the_real_page(session_server: str, session_browser: Any) -> None:
     session_browser.get(f"{session_server}/giochi/bless/tabella/")
     _wait(session_browser, lambda d: d.execute_script("return !!window.CARTIERA_INDEX"))
@@ -40,7 +43,7 @@ def test_the_table_takes_a_query_from_the_url(
     session_server: str, session_browser: Any, shared_project: Path
 ) -> None:
     query = "forma:ombra occhio>=5 preghiera:legame"
-    session_browser.get(f"{session_server}/giochi/bless/tabella/?q={quote(query)}")
+    session_browser.get(f"{session_server}/giochi/bless/tabella/?cerca={quote(query)}")
     want = _sql(
         shared_project,
         "select code from bless_cards where forma = 'Ombra' and occhio >= 5 "
@@ -50,6 +53,9 @@ def test_the_table_takes_a_query_from_the_url(
     _wait(session_browser, lambda d: d.execute_script(TABLE_ROWS, "bless") == want)
     box = session_browser.find_element("css selector", ".cartiera-query-input")
     assert box.get_attribute("value") == query
+    # the table, not Material's search over it: with the query in ?q=, which Material reads
+    # too, a link to a selection opened the site search, greyed the page and hid the table
+    assert session_browser.execute_script(SEARCH_OPEN) is False
 
 
 def test_a_bad_query_is_shown_inline_in_italian(session_server: str, session_browser: Any) -> None:
@@ -63,7 +69,7 @@ def test_a_bad_query_is_shown_inline_in_italian(session_server: str, session_bro
     )
     assert error.startswith("Colonna 13:") and "attributo" in error
     assert session_browser.execute_script(TABLE_ROWS, "bless") == before
-    assert "q=forma" in session_browser.current_url
+    assert "cerca=forma" in session_browser.current_url
 
 
 def test_the_filters_write_a_query(
@@ -90,7 +96,7 @@ def test_the_gallery_and_the_home_page_search(
     session_server: str, session_browser: Any, shared_project: Path
 ) -> None:
     session_browser.get(
-        f"{session_server}/giochi/bldng/carte/?q={quote('tipo:jolly colore:rosso')}"
+        f"{session_server}/giochi/bldng/carte/?cerca={quote('tipo:jolly colore:rosso')}"
     )
     want = _sql(
         shared_project,
@@ -100,12 +106,13 @@ def test_the_gallery_and_the_home_page_search(
     shown = """return [...document.querySelectorAll('.cartiera-galleria li[data-code]')]
       .filter(li => !li.hidden).map(li => li.dataset.code)"""
     _wait(session_browser, lambda d: sorted(d.execute_script(shown)) == sorted(want))
-    session_browser.get(f"{session_server}/?q={quote('gioco:samurai-sword katana')}")
+    session_browser.get(f"{session_server}/?cerca={quote('gioco:samurai-sword katana')}")
     link = _wait(
         session_browser,
         lambda d: d.find_element("css selector", ".cartiera-query-risultati a"),
     )
     assert link.text == "Katana"
+    assert session_browser.execute_script(SEARCH_OPEN) is False
     session_browser.get(link.get_attribute("href"))  # where the link leads
     _wait(session_browser, lambda d: "/giochi/samurai-sword/carte/katana/" in d.current_url)
     assert "Katana" in session_browser.find_element("tag name", "h1").text
@@ -117,7 +124,7 @@ def test_the_gallery_and_the_home_page_search(
 def test_the_query_box_works_offline(
     session_offline_site: Path, session_browser: Any, page: str, query: str
 ) -> None:
-    session_browser.get((session_offline_site / page).as_uri() + "?q=" + quote(query))
+    session_browser.get((session_offline_site / page).as_uri() + "?cerca=" + quote(query))
     _wait(session_browser, lambda d: d.execute_script("return !!window.CARTIERA_INDEX"))
     count = (
         "return document.querySelectorAll('.cartiera-query-risultati li, "

@@ -128,7 +128,7 @@ title: Cercare le carte
 Ogni pagina delle carte, la tabella di ogni gioco e la pagina iniziale hanno una casella di
 ricerca. Ci si scrive una **query**, cioè qualche parola che dice quali carte si vogliono
 vedere. La stessa query funziona nel terminale, con `cartiera search`, e resta
-nell'indirizzo della pagina (`?q=…`): una ricerca si può salvare o mandare a qualcuno.
+nell'indirizzo della pagina (`?cerca=…`): una ricerca si può salvare o mandare a qualcuno.
 
 Gli esempi usano le carte e gli attributi con cui `cartiera new` ha creato {game.name}:
 quando il gioco cambia, cambia anche questi.

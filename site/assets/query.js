@@ -681,6 +681,10 @@
     });
   }
 
+  // The query in the page's address, so a search can be kept or sent: not `q`, which
+  // Material reads on every page to open its own search over the page.
+  var PARAM = "cerca";
+
   function mount(box, index, gameSlug, onResult) {
     var engine = new Engine(index);
     var input = box.querySelector("input");
@@ -688,7 +692,7 @@
     function run(push) {
       var text = input.value.trim();
       var url = new URL(window.location.href);
-      if (text) url.searchParams.set("q", text); else url.searchParams.delete("q");
+      if (text) url.searchParams.set(PARAM, text); else url.searchParams.delete(PARAM);
       if (push) window.history.replaceState(window.history.state, "", url);
       box.classList.remove("cartiera-query-invalid");
       if (!text) { error.textContent = ""; onResult(null); return; }
@@ -704,7 +708,7 @@
       }
     }
     input.addEventListener("input", function () { run(true); });
-    var initial = new URL(window.location.href).searchParams.get("q");
+    var initial = new URL(window.location.href).searchParams.get(PARAM);
     if (initial) input.value = initial;
     run(false);
     return { run: run, engine: engine };

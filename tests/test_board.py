@@ -251,6 +251,13 @@ def test_the_browser_steps_through_an_example(
     dom_id = f"tavolo-{name}"
     root = driver.find_element(By.ID, dom_id)
     assert root.get_attribute("data-pronto") == "1", root.get_attribute("data-errore")
+    counters = driver.execute_script(
+        "return window.cartieraTavoli.map(b => [b.data.passi.length - 1,"
+        " b.root.querySelector('.ct-contatore').textContent])"
+    )  # every board of the page at its start: "1 passo", not "1 passi"
+    assert counters and all(
+        text == f"Inizio ({steps} {'passo' if steps == 1 else 'passi'})" for steps, text in counters
+    ), counters
     root.find_element(By.CSS_SELECTOR, ".ct-coperte input").click()  # show hidden cards
     for step, view in enumerate(views):
         shown = _shown(driver, dom_id)

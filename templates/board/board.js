@@ -197,8 +197,10 @@
     this.slider.value = String(index);
     this.prev.disabled = index === 0;
     this.next.disabled = index === total - 1;
-    this.counter.textContent = index === 0 ? "Inizio (" + (total - 1) + " passi)"
-      : "Passo " + index + " di " + (total - 1);
+    var steps = total - 1;
+    this.counter.textContent = index === 0
+      ? "Inizio (" + steps + (steps === 1 ? " passo)" : " passi)")
+      : "Passo " + index + " di " + steps;
     this.link.href = "#" + this.prefix + "-" + index;
     this.root.setAttribute("data-mostrato", String(index));
     var changed = {}, fresh = frame.nuove || {};

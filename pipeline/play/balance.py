@@ -23,11 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.common.project import Project
+from pipeline.database.catalog import AttributeInfo
 from pipeline.engine import registry
 from pipeline.engine.core import CardRecord, Seats, card_digest
 from pipeline.engine.plugin import rate
 
-from .records import engine_input, load_rules
+from .records import declared_attributes, engine_input, load_rules
 from .simulate import (
     SimulationError,
     SimulationResult,
@@ -68,8 +69,14 @@ def parse_change(text: str) -> Change:
     return Change(code, name, value)
 
 
-def changed_cards(cards: Sequence[CardRecord], changes: Sequence[Change]) -> list[CardRecord]:
-    """The card records with the changes made: an attribute, or the number of copies."""
+def changed_cards(
+    cards: Sequence[CardRecord],
+    changes: Sequence[Change],
+    declared: Mapping[str, AttributeInfo] | None = None,
+) -> list[CardRecord]:
+    """The card records with the changes made: an attribute, or the number of copies. With
+    the game's `declared` attributes, a value must be one a card could have (within the
+    range, one of the values): a variant is a card the designer could print."""
     by_code = {c.code: c for c in cards}
     out = list(cards)
     for change in changes:
@@ -87,6 +94,8 @@ def changed_cards(cards: Sequence[CardRecord], changes: Sequence[Change]) -> lis
                     f"variant {change}: {change.field} of {card.code} is "
                     f"{type(old).__name__} ({old!r}), not {type(change.value).__name__}"
                 )
+            if declared and change.field in declared:
+                _check_declared(change, declared[change.field])
             new = dataclasses.replace(
                 card, attributes={**card.attributes, change.field: change.value}
             )
@@ -96,6 +105,22 @@ def changed_cards(cards: Sequence[CardRecord], changes: Sequence[Change]) -> lis
         by_code[card.code] = new
         out = [new if c.code == card.code else c for c in out]
     return out
+
+
+def _check_declared(change: Change, attribute: AttributeInfo) -> None:
+    """BalanceError for a value game.yaml does not allow the attribute."""
+    value, label = change.value, attribute.label
+    if attribute.type == "int" and isinstance(value, int):
+        low = attribute.min if attribute.min is not None else value
+        high = attribute.max if attribute.max is not None else value
+        if not low <= value <= high:
+            span = f"{attribute.min if attribute.min is not None else '…'}"
+            span += f"..{attribute.max if attribute.max is not None else '…'}"
+            raise BalanceError(f"variant {change}: {label} goes {span} in game.yaml, not {value}")
+    elif attribute.values and value not in attribute.values:
+        raise BalanceError(
+            f"variant {change}: {label} is one of {', '.join(attribute.values)} in game.yaml"
+        )
 
 
 def paired_difference(base: Sequence[float], other: Sequence[float]) -> dict[str, float]:
@@ -283,7 +308,7 @@ def balance(
     rules = load_rules(project, slug)
     seats, cards = engine_input(project, slug)
     changes = [parse_change(v) for v in variants]
-    changed = changed_cards(cards, changes) if changes else None
+    changed = changed_cards(cards, changes, declared_attributes(project, slug)) if changes else None
     if changed is not None:
         _check_builds(slug, seats, changed, changes)
     counts = [players] if players else list(range(seats.min, seats.max + 1))

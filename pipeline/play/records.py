@@ -24,7 +24,7 @@ from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project, code_digest
 from pipeline.common.sanitize import literal_names
 from pipeline.database import models
-from pipeline.database.catalog import read_game
+from pipeline.database.catalog import AttributeInfo, read_game
 from pipeline.database.connection import open_project_db
 from pipeline.database.store import canonical_json
 from pipeline.engine import registry
@@ -64,6 +64,13 @@ def engine_input(project: Project, slug: str) -> tuple[Seats, list[CardRecord]]:
         for c in sorted(game.cards, key=lambda c: c.number)
     ]
     return Seats(game.players_min, game.players_max), records
+
+
+def declared_attributes(project: Project, slug: str) -> dict[str, AttributeInfo]:
+    """The attributes game.yaml declares for the game's cards (type, range, values), by
+    key, from the project's database."""
+    with open_project_db(project) as db:
+        return {attribute.key: attribute for attribute in read_game(db, slug).attributes}
 
 
 def card_records(project: Project, slug: str) -> list[CardRecord]:

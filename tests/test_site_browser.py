@@ -198,6 +198,21 @@ def test_other_wide_pages_fit_a_phone(browser: Any, session_server: str) -> None
         assert browser.execute_script("return document.documentElement.scrollWidth") <= 390, page
 
 
+def test_a_table_of_nine_columns_fits_a_desktop_window(browser: Any, session_server: str) -> None:
+    """At 1280 px the BLDNG table's labels of several words wrap ("Tipo di / progetto")
+    instead of pushing "Resta in gioco" out of its box, which scrolled sideways by some
+    seventy pixels; each label keeps its sort mark on its last line."""
+    browser.get(f"{session_server}/giochi/bldng/tabella/")
+    overflow, marks = browser.execute_script(
+        """const box = document.querySelector('.cartiera-scorri');
+        const marks = [...document.querySelectorAll('#carte-bldng th')]
+          .map(th => getComputedStyle(th, '::after').content);
+        return [box.scrollWidth - box.clientWidth, marks];"""
+    )
+    assert overflow <= 0
+    assert marks and all(mark.startswith('"\u00a0') for mark in marks), marks
+
+
 def _shown(browser: Any, field: str) -> list[str]:
     return browser.execute_script(
         "return [...document.querySelectorAll('#carte-bless tbody tr')]"

@@ -162,8 +162,8 @@ gioco.
 - Il meno davanti **esclude**: `-colore:blu` sono tutte le carte che non sono blu.
 - Le **parentesi** raggruppano: `(colore:rosso or colore:verde) valore>=5`.
 
-Una carta senza un attributo non soddisfa mai una condizione su di esso, e la soddisfa
-sempre la condizione negata.
+Una carta senza un attributo non soddisfa mai una condizione su di esso, e soddisfa
+sempre quella negata.
 
 ## Qualche esempio
 

@@ -95,8 +95,8 @@ def test_off_parity_figures_are_marked_past_the_threshold(built_once: Path) -> N
         ("re-luce.colore=2", "has no 'colore'"),
         ("re-luce.occhio=tanto", "is int"),
         ("re-luce.copies=-1", "whole number"),
-        ("re-luce.occhio=99", "Occhio goes 0..10 in game.yaml, not 99"),  # played, before
-        ("re-luce.forma=Viola", "Forma is one of Luce, Ombra, Duale in game.yaml"),
+        ("re-luce.occhio=99", "occhio 99 is above the maximum 10"),  # played, before
+        ("re-luce.forma=Viola", "'Viola' is not one of: Luce, Ombra, Duale"),
     ],
 )
 def test_a_bad_variant_is_one_line_exit_2(

@@ -108,19 +108,21 @@ def changed_cards(
 
 
 def _check_declared(change: Change, attribute: AttributeInfo) -> None:
-    """BalanceError for a value game.yaml does not allow the attribute."""
-    value, label = change.value, attribute.label
-    if attribute.type == "int" and isinstance(value, int):
-        low = attribute.min if attribute.min is not None else value
-        high = attribute.max if attribute.max is not None else value
-        if not low <= value <= high:
-            span = f"{attribute.min if attribute.min is not None else '…'}"
-            span += f"..{attribute.max if attribute.max is not None else '…'}"
-            raise BalanceError(f"variant {change}: {label} goes {span} in game.yaml, not {value}")
-    elif attribute.values and value not in attribute.values:
-        raise BalanceError(
-            f"variant {change}: {label} is one of {', '.join(attribute.values)} in game.yaml"
-        )
+    """BalanceError for a value game.yaml does not allow the attribute: validate's own
+    check of a card's value (pipeline.sources.gamespec), on the declaration cards.db holds."""
+    from pipeline.sources.formats import Attribute
+    from pipeline.sources.gamespec import check_value
+
+    declared = Attribute(
+        label=attribute.label,
+        type=attribute.type,  # type: ignore[arg-type]  # one of the four, as validated
+        values=attribute.values or None,
+        min=attribute.min,
+        max=attribute.max,
+        multiple=attribute.multiple,
+    )
+    if (why := check_value(change.field, declared, change.value)) is not None:
+        raise BalanceError(f"variant {change}: {why}, as game.yaml declares it")
 
 
 def paired_difference(base: Sequence[float], other: Sequence[float]) -> dict[str, float]:

@@ -145,3 +145,33 @@ def test_bad_options_are_usage_errors(built: Path) -> None:
     broken.write_bytes(b"not a workbook")
     run = invoke(built, "import", "bless", str(broken))
     assert run.exit_code == 1 and "not an .xlsx workbook" in run.stderr
+
+
+def test_a_tab_separated_file_is_written_with_tabs_and_read_back(built: Path) -> None:
+    target = built / "carte.tsv"
+    assert invoke(built, "export", "bless", "-o", str(target)).exit_code == 0
+    rows = _rows(target.read_bytes(), "utf-8", "\t")
+    assert len(rows) == 63 and "occhio" in rows[0]  # the header and Bless's 62 cards
+    before = (built / CARDS).read_bytes()
+    run = invoke(built, "import", "bless", str(target))
+    assert run.exit_code == 0 and "0 cards changed" in run.stdout, run.output
+    assert (built / CARDS).read_bytes() == before
+
+
+def test_a_file_named_for_another_format_is_refused_not_guessed(built: Path) -> None:
+    # `-o carte.docx` wrote CSV under a Word name; an old .xls was decoded as text
+    target = built / "carte.docx"
+    run = invoke(built, "export", "bless", "-o", str(target))
+    assert run.exit_code == 2 and not target.exists()
+    assert "a .docx file is not a table Cartiera reads or writes" in run.stderr
+    assert "or give --format" in run.stderr
+    forced = invoke(built, "export", "bless", "-o", str(target), "--format", "csv")
+    assert forced.exit_code == 0 and target.read_bytes().startswith(b"number,")
+    old = built / "carte.xls"
+    old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))  # an OLE2 header
+    run = invoke(built, "import", "bless", str(old))
+    assert run.exit_code == 1 and "Traceback" not in run.output
+    assert run.stderr.splitlines() == [
+        f"{old}: error: a .xls file is not a table Cartiera reads or writes"
+        " (fix: save it as .csv, .xlsx or .ods)"
+    ]

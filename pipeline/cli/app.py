@@ -528,11 +528,20 @@ def export_cmd(
 ) -> None:
     """Export a game's cards from the database, one row per card (the game's view)."""
     from pipeline.common.output import atomic_write
+    from pipeline.spreadsheet.files import table_format
     from pipeline.spreadsheet.roundtrip import export
 
-    if fmt is None:
-        named = out.suffix.lower().lstrip(".") if out is not None else ""
-        fmt = ExportFormat(named) if named in ExportFormat.__members__ else ExportFormat.csv
+    if fmt is None and out is not None:
+        try:
+            named = "json" if out.suffix.lower() == ".json" else table_format(out)
+        except SourceError as exc:
+            problem = exc.problems[0]
+            message = f"{problem.message}; {problem.hint}, or give --format"
+            raise typer.BadParameter(message, param_hint="--out") from None
+        fmt = ExportFormat(named)
+        if delimiter is None and out.suffix.lower() == ".tsv":
+            delimiter = "\t"
+    fmt = fmt or ExportFormat.csv
     if fmt in (ExportFormat.xlsx, ExportFormat.ods) and out is None:
         raise typer.BadParameter(f"a {fmt.value} workbook needs --out FILE", param_hint="--out")
     if delimiter is not None and len(delimiter) != 1:

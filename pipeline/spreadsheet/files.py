@@ -33,9 +33,26 @@ MAX_ROWS = 200_000
 MAX_COLUMNS = 1_000
 
 
-def table_format(path: Path) -> str:
+# Names a CSV file goes by: Excel's "Unicode text" is .txt, a tab-separated table .tsv.
+CSV_SUFFIXES = ("", "csv", "txt", "tsv")
+
+
+def table_format(path: Path, shown: str | None = None) -> str:
+    """csv, xlsx or ods, from the file's name; a name that says another format (.xls,
+    .numbers, .docx) is one line, not a binary file read as text or written as CSV."""
     suffix = path.suffix.lower().lstrip(".")
-    return suffix if suffix in FORMATS else "csv"
+    if suffix in FORMATS:
+        return suffix
+    if suffix in CSV_SUFFIXES:
+        return "csv"
+    raise SourceError(
+        Problem(
+            "error",
+            f"a .{suffix} file is not a table Cartiera reads or writes",
+            file=shown or str(path),
+            hint="save it as .csv, .xlsx or .ods",
+        )
+    )
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -49,7 +66,7 @@ def read_table(
         content = path.read_bytes()
     except FileNotFoundError:
         raise SourceError(Problem("error", "file not found", file=shown)) from None
-    fmt = table_format(path)
+    fmt = table_format(path, shown)
     if fmt == "xlsx":
         grid = _xlsx_grid(content, shown)
     elif fmt == "ods":

@@ -53,6 +53,10 @@ def test_lowering_re_luce_occhio_reports_a_paired_difference(cli: Any, built_onc
     text = cli(built_once, "balance", "bless", "--games", "40", "--variant", "re-luce.occhio=2")
     assert "Variante re-luce.occhio=2:" in text.stdout
     assert "invece di" in text.stdout and "IC 95%" in text.stdout
+    # the card table names the cards as they are printed, not by their ids
+    rows = [line.split("  ")[0] for line in text.stdout.splitlines()]
+    assert "Re Luce" in rows and "Zoreo, Campione della Luce" in rows
+    assert not any(row.startswith("re-luce") for row in rows)
 
 
 def test_every_player_count_and_the_last_agent_fills_the_seats(built_once: Path) -> None:

@@ -81,15 +81,15 @@ def _card_table(deck: BlessDeck, summaries: Sequence[Mapping[str, Any]]) -> Figu
                 seen.add((code, player))
                 games[code] += 1
                 wins[code] += s["winner"] == player
-    names = dict.fromkeys(c.code for c in deck.cards)
+    names = {c.code: c.name for c in deck.cards}  # Bless's names are its cards' own
     rows = tuple(
         (
-            code,
+            name,
             ways[code, "M"],
             ways[code, "P"],
             rate(wins[code], games[code]),
         )
-        for code in names
+        for code, name in names.items()
     )
     return FigureTable(
         "carte",

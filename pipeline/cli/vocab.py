@@ -106,6 +106,28 @@ def error_line(where: str, message: str, hint: str | None = None) -> str:
     return f"{where}: error: {message}" + (f" (fix: {hint})" if hint else "")
 
 
+# Typer 0.2x checks values with pydantic, whose messages read as a validator's ("Input
+# should be greater than or equal to 1", "Value error, 'a0' is not one of …"): said here
+# as the rest of the CLI says them. Click's own messages, in older Typers, pass unchanged.
+_PYDANTIC_WORDS = (
+    (re.compile(r"Value error, "), ""),
+    (re.compile(r"Input should be greater than or equal to (\S+)"), r"must be at least \1"),
+    (re.compile(r"Input should be less than or equal to (\S+)"), r"must be at most \1"),
+    (re.compile(r"Input should be greater than (\S+)"), r"must be more than \1"),
+    (re.compile(r"Input should be less than (\S+)"), r"must be less than \1"),
+    (re.compile(r"Input should be a valid integer\b.*"), "must be a whole number"),
+    (re.compile(r"Input should be a valid number\b.*"), "must be a number"),
+    (re.compile(r"Input should be "), "must be "),
+)
+
+
+def plain_words(message: str) -> str:
+    """A usage error's message without pydantic's phrasing."""
+    for pattern, words in _PYDANTIC_WORDS:
+        message = pattern.sub(words, message)
+    return message
+
+
 # Click's UsageError, whether Typer vendors Click or uses the installed one: every mistake
 # in the command line (unknown option, bad value, missing argument) is one of these.
 _UsageError: type[Exception] = typer.BadParameter.__mro__[1]
@@ -235,7 +257,7 @@ class CartieraGroup(TyperGroup):
                 sys.exit(exc.exit_code)  # type: ignore[attr-defined]
             ctx = getattr(exc, "ctx", None)
             where = ctx.command_path if ctx is not None else "cartiera"
-            message = " ".join(exc.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
+            message = plain_words(" ".join(exc.format_message().split()).rstrip("."))  # type: ignore[attr-defined]
             hint = getattr(exc, "hint", None) or f"see `{where} --help`"
             sys.stderr.write(error_line(where, message[:1].lower() + message[1:], hint) + "\n")
             sys.exit(2)

@@ -17,7 +17,6 @@ module.
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
@@ -41,13 +40,17 @@ def source_digest(source: Path) -> str:
     return digest.hexdigest()
 
 
-class FreshCompiledOnly(importlib.abc.MetaPathFinder):
+class FreshCompiledOnly:
     """Sends the imports of a package's compiled modules to their sources when one of those
     sources changed since it was compiled, or when the manifest does not vouch for it.
 
     Every compiled module file found beside a source counts, whatever the manifest lists:
     a module the manifest dropped (its recompile failed) or an empty manifest (a failed
-    build) says nothing about when that file was made, so it is not trusted."""
+    build) says nothing about when that file was made, so it is not trusted.
+
+    A meta path finder needs only `find_spec`. Deriving from importlib.abc.MetaPathFinder
+    imported importlib.resources, with tempfile and zipfile, into every process that
+    imports `pipeline`, whether it needs them or not (10 ms of `cartiera --help`)."""
 
     def __init__(self, built: dict[str, str], pure: bool, prefix: str = "pipeline."):
         self.built = built  # module -> digest of the source it was compiled from

@@ -134,3 +134,19 @@ def test_weasyprint_finds_its_libraries_in_one_look_at_the_linker_cache() -> Non
     assert run.returncode == 0, run.stderr
     started = run.stdout.split()
     assert len(started) == 1 and started[0].endswith("ldconfig"), started
+
+
+def test_the_compiled_modules_finder_costs_no_imports() -> None:
+    """`import pipeline` installs the finder of compiled modules in every command; it must
+    not bring importlib.abc with importlib.resources, tempfile and zipfile (10 ms of
+    `cartiera --help`). -S leaves out site-packages, whose .pth files import such modules
+    on some machines, so only what `pipeline` imports is seen."""
+    probe = "import sys, pipeline; print(sorted(set(sys.modules) & set(sys.argv[1:])))"
+    run = subprocess.run(
+        [sys.executable, "-S", "-c", probe, "importlib.abc", "importlib.resources", "tempfile"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"

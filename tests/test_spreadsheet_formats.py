@@ -163,8 +163,11 @@ def test_a_file_named_for_another_format_is_refused_not_guessed(built: Path) -> 
     target = built / "carte.docx"
     run = invoke(built, "export", "bless", "-o", str(target))
     assert run.exit_code == 2 and not target.exists()
-    assert "a .docx file is not a table Cartiera reads or writes" in run.stderr
-    assert "or give --format" in run.stderr
+    assert run.stderr.strip() == (
+        "cartiera export: error: invalid value for '--out' / '-o': a .docx file is not a table"
+        " (.csv, .tsv, .txt, .xlsx or .ods) (fix: name it .csv, .xlsx, .ods or .json,"
+        " or say which with --format)"
+    )
     forced = invoke(built, "export", "bless", "-o", str(target), "--format", "csv")
     assert forced.exit_code == 0 and target.read_bytes().startswith(b"number,")
     old = built / "carte.xls"
@@ -172,6 +175,6 @@ def test_a_file_named_for_another_format_is_refused_not_guessed(built: Path) -> 
     run = invoke(built, "import", "bless", str(old))
     assert run.exit_code == 1 and "Traceback" not in run.output
     assert run.stderr.splitlines() == [
-        f"{old}: error: a .xls file is not a table Cartiera reads or writes"
+        f"{old}: error: a .xls file is not a table (.csv, .tsv, .txt, .xlsx or .ods)"
         " (fix: save it as .csv, .xlsx or .ods)"
     ]

@@ -535,9 +535,8 @@ def export_cmd(
         try:
             named = "json" if out.suffix.lower() == ".json" else table_format(out)
         except SourceError as exc:
-            problem = exc.problems[0]
-            message = f"{problem.message}; {problem.hint}, or give --format"
-            raise typer.BadParameter(message, param_hint="--out") from None
+            hint = "name it .csv, .xlsx, .ods or .json, or say which with --format"
+            raise BadValue(exc.problems[0].message, hint, param_hint="'--out' / '-o'") from None
         fmt = ExportFormat(named)
         if delimiter is None and out.suffix.lower() == ".tsv":
             delimiter = "\t"

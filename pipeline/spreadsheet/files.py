@@ -48,7 +48,7 @@ def table_format(path: Path, shown: str | None = None) -> str:
     raise SourceError(
         Problem(
             "error",
-            f"a .{suffix} file is not a table Cartiera reads or writes",
+            f"a .{suffix} file is not a table (.csv, .tsv, .txt, .xlsx or .ods)",
             file=shown or str(path),
             hint="save it as .csv, .xlsx or .ods",
         )

@@ -31,7 +31,7 @@ CASES: list[tuple[str, list[str], int, str]] = [
     ("deck-bleed-high", ["deck", "bless", "--bleed", "99"], 2, "'--bleed': must be at most 6"),
     ("deck-bleed-negative", ["deck", "bless", "--bleed", "-1"], 2, "--bleed"),
     ("deck-bleed-word", ["deck", "bless", "--bleed", "tanto"], 2, "--bleed"),
-    ("deck-offset-word", ["deck", "bless", "--backs-offset", "x"], 2, "X,Y"),
+    ("deck-offset-word", ["deck", "bless", "--backs-offset", "x"], 2, "'--backs-offset': write"),
     ("deck-offset-three", ["deck", "bless", "--backs-offset", "1,2,3"], 2, "X,Y"),
     ("deck-offset-nan", ["deck", "bless", "--backs-offset", "nan,0"], 2, "X,Y"),
     ("deck-offset-huge", ["deck", "bless", "--backs-offset", "1e9,0"], 2, "X,Y"),

@@ -138,8 +138,11 @@ def test_every_bad_cell_by_row_and_column_and_nothing_written(built: Path) -> No
 
 
 def test_bad_options_are_usage_errors(built: Path) -> None:
-    assert invoke(built, "export", "bless", "--format", "xlsx").exit_code == 2  # needs --out
-    assert invoke(built, "export", "bless", "--delimiter", ";;").exit_code == 2
+    run = invoke(built, "export", "bless", "--format", "xlsx")
+    assert run.exit_code == 2
+    assert "invalid value for '--out' / '-o': an .xlsx workbook needs --out FILE" in run.stderr
+    run = invoke(built, "export", "bless", "--delimiter", ";;")
+    assert run.exit_code == 2 and "invalid value for '--delimiter': give one" in run.stderr
     assert invoke(built, "export", "bless", "--encoding", "nessuna").exit_code == 2
     broken = built / "rotto.xlsx"
     broken.write_bytes(b"not a workbook")

@@ -536,22 +536,24 @@ def export_cmd(
             named = "json" if out.suffix.lower() == ".json" else table_format(out)
         except SourceError as exc:
             hint = "name it .csv, .xlsx, .ods or .json, or say which with --format"
-            raise BadValue(exc.problems[0].message, hint, param_hint="'--out' / '-o'") from None
+            raise BadValue(exc.problems[0].message, hint, param_hint=["--out", "-o"]) from None
         fmt = ExportFormat(named)
         if delimiter is None and out.suffix.lower() == ".tsv":
             delimiter = "\t"
     fmt = fmt or ExportFormat.csv
     if fmt in (ExportFormat.xlsx, ExportFormat.ods) and out is None:
-        raise typer.BadParameter(f"a {fmt.value} workbook needs --out FILE", param_hint="--out")
+        raise typer.BadParameter(
+            f"an .{fmt.value} workbook needs --out FILE", param_hint=["--out", "-o"]
+        )
     if delimiter is not None and len(delimiter) != 1:
-        raise typer.BadParameter("give one character, e.g. ';'", param_hint="--delimiter")
+        raise typer.BadParameter("give one character, e.g. ';'", param_hint=["--delimiter"])
     project = _project(ctx)
     _check_games(project, [game])
     try:
         content = export(project, game, fmt.value, delimiter or ",", encoding or "utf-8")
     except LookupError:
         message = f"unknown encoding '{encoding}'"
-        raise typer.BadParameter(message, param_hint="--encoding") from None
+        raise typer.BadParameter(message, param_hint=["--encoding"]) from None
     if out is None:
         sys.stdout.buffer.write(content)
         sys.stdout.flush()
@@ -580,7 +582,7 @@ def import_cmd(
     from pipeline.spreadsheet.roundtrip import import_csv
 
     if delimiter is not None and len(delimiter) != 1:
-        raise typer.BadParameter("give one character, e.g. ';'", param_hint="--delimiter")
+        raise typer.BadParameter("give one character, e.g. ';'", param_hint=["--delimiter"])
     project = _project(ctx)
     _check_games(project, [game])
     changed = import_csv(project, game, csv_file, delimiter, encoding)
@@ -693,7 +695,9 @@ def rulebook_cmd(
     project = _project(ctx)
     _check_games(project, [game])
     if booklet and paper is not RulebookPaper.a5:
-        raise typer.BadParameter("a booklet is made of A5 pages: leave --paper at a5")
+        raise typer.BadParameter(
+            "a booklet is made of A5 pages: leave --paper at a5", param_hint=["--paper"]
+        )
     if booklet:
         with tempfile.TemporaryDirectory() as folder:
             pages = build_rulebook(project, game, "a5", Path(folder) / "a5.pdf")
@@ -773,7 +777,8 @@ def _offset(value: str) -> tuple[float, float]:
         x = y = math.nan
     if not all(math.isfinite(v) and abs(v) <= MAX_OFFSET_MM for v in (x, y)):
         raise typer.BadParameter(
-            f"write it as X,Y in millimetres, each within ±{MAX_OFFSET_MM:g}, e.g. 1.5,-0.5"
+            f"write it as X,Y in millimetres, each within ±{MAX_OFFSET_MM:g}, e.g. 1.5,-0.5",
+            param_hint=["--backs-offset"],
         )
     return x, y
 

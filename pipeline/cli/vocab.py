@@ -145,7 +145,7 @@ class BadValue(typer.BadParameter):
     """A bad option value, printed as Click prints one (`invalid value for '--out'`), with
     its own fix instead of the pointer to --help."""
 
-    def __init__(self, message: str, hint: str, param_hint: str | None = None):
+    def __init__(self, message: str, hint: str, param_hint: Sequence[str] | None = None):
         super().__init__(message, param_hint=param_hint)
         self.hint = hint
 

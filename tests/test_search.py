@@ -22,7 +22,7 @@ from conftest import ROOT, invoke
 from sqlalchemy import create_engine
 
 from pipeline.search.parser import QueryError, fold, parse, words_of
-from pipeline.search.sql import Searcher, Vocabulary, browser_index, compile_query
+from pipeline.search.sql import COLUMNS, Searcher, Vocabulary, browser_index, compile_query
 
 VECTORS = yaml.safe_load((ROOT / "tests" / "data" / "search_vectors.yaml").read_text("utf-8"))
 QUERY_JS = ROOT / "site" / "assets" / "query.js"
@@ -215,6 +215,28 @@ def test_formats_and_limit(db_path: Path) -> None:
     table = invoke(ROOT, *args)
     assert table.exit_code == 0 and "4 cards" in table.stdout
     assert invoke(ROOT, "--db", str(db_path), "search", "scacchi", "re").exit_code == 2
+
+
+def test_a_search_of_several_games_shows_the_attributes_its_query_names(
+    searcher: Searcher, db_path: Path
+) -> None:
+    """Without a game, a search showed only the columns every game has: `tipo:arma
+    difficolta>=5` listed two weapons without their difficulty."""
+    result = searcher.search("forza>=8 or difficolta>=5")
+    assert result.columns == (*COLUMNS, "forza", "difficolta")
+    assert {r["game"] for r in result.rows} == {"mazzo", "samurai-sword"}
+    for row in result.rows:  # each game's own value, and nothing where it has none
+        mine, other = ("forza", "difficolta") if row["game"] == "mazzo" else ("difficolta", "forza")
+        assert row[mine] >= (8 if mine == "forza" else 5) and row[other] is None
+    # `tipo:arma` is the kind of card: BLDNG's attribute `tipo` is not shown for it
+    assert searcher.search("tipo:arma").columns == COLUMNS
+    assert searcher.search("copie>1 ordina:-karma").columns == (*COLUMNS, "karma")
+    run = invoke(ROOT, "--db", str(db_path), "search", "tipo:arma difficolta>=5")
+    assert run.stdout.splitlines()[:3] == [
+        " number  name         difficolta ",
+        "     41  Tanegashima           5 ",
+        "     42  Daikyu                5 ",
+    ]
 
 
 def test_user_text_never_reaches_the_sql(searcher: Searcher, db_path: Path) -> None:

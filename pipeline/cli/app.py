@@ -620,7 +620,7 @@ def search_cmd(
     """Find cards with the query language (README: "Searching cards")."""
     from pipeline.database.reader import open_project_reader
     from pipeline.search.parser import QueryError
-    from pipeline.search.sql import Searcher, render
+    from pipeline.search.sql import COLUMNS, Searcher, render
 
     if len(words) > 2:
         raise typer.BadParameter("give at most a game and one query (quote the query)")
@@ -641,14 +641,23 @@ def search_cmd(
     from rich.console import Console
     from rich.table import Table
 
-    # on a terminal, names rather than codes, and no shared column that is the same everywhere
+    # on a terminal, names rather than codes, no shared column that is the same everywhere,
+    # and no attribute column that none of the cards found has (a search of several games
+    # shows the attributes its query names, which some games may not have)
     shared = ("game", "kind", "copies", "deck", "status")
     rows = result.rows
-    shown = [c for c in result.columns if c not in shared or len({r[c] for r in rows}) > 1]
+    shown = [
+        c
+        for c in result.columns
+        if (c not in shared or len({r[c] for r in rows}) > 1)
+        and (c in COLUMNS or any(r[c] is not None for r in rows))
+    ]
     shown.remove("code")
     table = Table(box=None, header_style="bold")
     for name in shown:
-        table.add_column(name, justify="right" if name in ("number", "copies") else "left")
+        values = [r[name] for r in rows if r[name] is not None]
+        number = bool(values) and all(isinstance(v, int) for v in values)
+        table.add_column(name, justify="right" if number else "left")
     for row in result.rows:
         table.add_row(*("" if row[c] is None else str(row[c]) for c in shown))
     console = Console()

@@ -11,6 +11,7 @@ holds the cases both must agree on.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -35,6 +36,7 @@ from .parser import (
     LIMITS,
     SPACES,
     STATUS,
+    All,
     Any_,
     Attribute,
     Node,
@@ -462,6 +464,38 @@ def _check_sort(sort: Sequence[SortKey], games: Sequence[Vocabulary], text: str)
         raise QueryError(f"cannot sort by unknown field '{key.field}'{tip}", key.column, text)
 
 
+def named_attributes(query: Query, games: Sequence[Vocabulary]) -> tuple[str, ...]:
+    """The attributes a query tests or sorts by, in the order it names them: the columns a
+    search over several games shows beside the fixed ones. An attribute that two games
+    store differently (a number in one, a word in another) is left out, as is one that
+    shares its name with a fixed column."""
+    found: dict[str, set[bool]] = {}
+
+    def add(vocab: Vocabulary, key: str) -> None:
+        if key in vocab.attributes and key not in COLUMNS:
+            number = vocab.attributes[key].type in ("int", "bool")
+            found.setdefault(key, set()).add(number)
+
+    def walk(node: Node | None) -> None:
+        if isinstance(node, Term) and node.field:
+            for vocab in games:  # the attribute the term tests there, not a generic field
+                with contextlib.suppress(_Unknown, QueryError):
+                    add(vocab, resolve(node, vocab).target)
+        elif isinstance(node, Not):
+            walk(node.node)
+        elif isinstance(node, All | Any_):
+            for child in node.nodes:
+                walk(child)
+
+    walk(query.where)
+    for key in query.sort:
+        for vocab in games:
+            attribute = vocab.attribute(key.field)
+            if attribute is not None:
+                add(vocab, attribute.key)
+    return tuple(key for key, kinds in found.items() if len(kinds) == 1)
+
+
 def compile_query(
     query: Query,
     games: Sequence[Vocabulary],
@@ -470,7 +504,7 @@ def compile_query(
     everyone: Sequence[Vocabulary] | None = None,
 ) -> Statement:
     """One SELECT … UNION ALL … statement over `games` (of `everyone` in the database), in
-    the SQL of `db`; `extra` adds view columns (one game only)."""
+    the SQL of `db`; `extra` adds attribute columns, empty in a game without them."""
     if not games:
         raise QueryError("no game to search", 1, query.text)
     _check_terms(query.where, games, everyone or games, query.text)
@@ -482,7 +516,8 @@ def compile_query(
     for position, vocab in enumerate(games):
         compiler = _Compiler(vocab, out, collation)
         cols = [f"CAST({out.param(vocab.slug)} AS VARCHAR) AS game"]
-        cols += [_identifier(n) for n in (*COLUMNS[1:], *extra)]
+        cols += [_identifier(n) for n in COLUMNS[1:]]
+        cols += [_identifier(n) if n in vocab.attributes else _missing(n, games) for n in extra]
         cols.append(f"{position:d} AS game_position")
         for i, key in enumerate(query.sort):
             number, text = compiler.sort_values(key)
@@ -501,6 +536,13 @@ def compile_query(
     union = " UNION ALL ".join(selects)
     sql = f"SELECT {shown} FROM ({union}) AS found ORDER BY {', '.join(order)}"
     return Statement(sql, out.params)
+
+
+def _missing(key: str, games: Sequence[Vocabulary]) -> str:
+    """An attribute column for a game that has no such attribute: NULL of the type the
+    other games store it as, so that PostgreSQL's UNION agrees on the column's type."""
+    number = any(v.attributes[key].type in ("int", "bool") for v in games if key in v.attributes)
+    return f"CAST(NULL AS {'BIGINT' if number else 'VARCHAR'}) AS {_identifier(key)}"
 
 
 @dataclass(frozen=True)
@@ -526,7 +568,8 @@ class Searcher:
             games = [v for v in games if v.slug == game]
             if not games:
                 raise QueryError(f"the database holds no game '{game}'", 1, text)
-        extra = tuple(games[0].attributes) if len(games) == 1 else ()
+        # one game: all its attributes; several: those the query names
+        extra = tuple(games[0].attributes) if len(games) == 1 else named_attributes(query, games)
         stmt = compile_query(query, games, self.db, extra, self.games)
         sql, params = stmt.sql, dict(stmt.params)
         if limit is not None:

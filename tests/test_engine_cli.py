@@ -4,6 +4,7 @@ is one line and exit 1 (bad data) or 2 (bad usage); the good paths write what th
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -108,13 +109,25 @@ def test_simulate_json_has_the_figures_every_game_gets(shared_project: Path):
 
 def test_simulate_lines_up_every_table_whatever_its_labels(shared_project: Path):
     """Each table's first column was 34 characters whatever its labels: Mazzo's "chi ha il
-    Mazziere nel bottino a fine partita" pushed its figure out of line. Now every line of
-    a table ends in the same column."""
-    run = invoke(shared_project, "simulate", "mazzo", "--games", "20")
+    Mazziere nel bottino a fine partita" pushed its figure out of line. And a rate's
+    interval is as wide as its digits ("(9-22)", "(42-62)"), so right-aligned whole cells
+    put the rates of one column out of line. Now the figures of a column end in the same
+    place, and its rates stand one under the other."""
+    run = invoke(shared_project, "simulate", "samurai-sword", "--players", "5", "--games", "60")
     assert run.exit_code == 0, run.output
-    assert "Mazziere nel bottino a fine partita" in run.stdout
-    tables = run.stdout.split("\n\n")[1:]  # after the summary, one block per table
-    assert len(tables) >= 3
+    mazzo = invoke(shared_project, "simulate", "mazzo", "--games", "20")
+    assert "Mazziere nel bottino a fine partita" in mazzo.stdout
+    tables = [
+        *run.stdout.split("\n\n")[1:],  # after the summary, one block per table
+        *mazzo.stdout.split("\n\n")[1:],
+    ]
+    assert len(tables) >= 7
+    widths = set()
     for block in tables:
-        _title, *lines = block.strip("\n").splitlines()
-        assert len({len(line) for line in lines}) == 1, block
+        _title, _header, *lines = block.strip("\n").splitlines()
+        rates = {tuple(m.start() for m in re.finditer("%", line)) for line in lines}
+        assert len(rates) == 1, block  # every row's rates at the same places
+        ends = {len(line.split(" (")[0]) for line in lines}  # the figure before an interval
+        assert len(ends) == 1 or not rates - {()}, block
+        widths.add(len({len(line.partition(" (")[2]) for line in lines}))
+    assert max(widths) > 1  # intervals of several widths were seen, and lined up

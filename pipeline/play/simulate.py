@@ -275,14 +275,27 @@ def _cells(row: Sequence[Any]) -> tuple[str, ...]:
 
 def _aligned(rows: Sequence[Sequence[Any]]) -> list[str]:
     """A text table: the first column as wide as its longest cell, left-aligned; the others
-    right-aligned, each as wide as its own longest cell, three spaces apart."""
+    right-aligned, each as wide as its own longest cell, three spaces apart. A rate with its
+    interval ("14.0% (9-22)") is aligned on the rate, the interval after it, so that the
+    rates of a column stand one under the other whatever their intervals' widths."""
     texts = [[str(c) for c in row] for row in rows]
     columns = max(len(row) for row in texts)
-    widths = [max(len(row[i]) for row in texts if i < len(row)) for i in range(columns)]
-    return [
-        row[0].ljust(widths[0]) + "".join(f"   {c:>{widths[i]}}" for i, c in enumerate(row[1:], 1))
-        for row in texts
-    ]
+    cells: list[list[str]] = [[] for _ in texts]
+    for i in range(columns):
+        column = [row[i] if i < len(row) else "" for row in texts]
+        if i == 0:
+            width = max(map(len, column))
+            parts = [c.ljust(width) for c in column]
+        else:
+            split = [c.partition(" (") for c in column]
+            left = max(len(value) for value, _, _ in split)
+            right = max(len(sep + rest) for _, sep, rest in split)
+            parts = [(value.rjust(left) + (sep + rest).ljust(right)) for value, sep, rest in split]
+            width = max(map(len, parts))
+            parts = ["   " + p.rjust(width) for p in parts]
+        for row, part in zip(cells, parts, strict=True):
+            row.append(part)
+    return ["".join(row).rstrip() for row in cells]
 
 
 def simulate(

@@ -221,7 +221,8 @@ class SimulationResult:
                 count=self.stopped["count"], games=self.games, **_percent(self.stopped)
             )
         )
-        lines.append(t["how"].format(how=", ".join(f"{k} {v}" for k, v in self.how.items())))
+        endings = ", ".join(f"{k.replace('-', ' ')} {v}" for k, v in self.how.items())
+        lines.append(t["how"].format(how=endings))
         n, d = self.turns, self.decisions
         lines.append(t["length"].format(mean=n["mean"], lo=n["min"], hi=n["max"], d=d["mean"]))
         for table in self.tables:

@@ -231,6 +231,12 @@ def test_a_search_of_several_games_shows_the_attributes_its_query_names(
     # `tipo:arma` is the kind of card: BLDNG's attribute `tipo` is not shown for it
     assert searcher.search("tipo:arma").columns == COLUMNS
     assert searcher.search("copie>1 ordina:-karma").columns == (*COLUMNS, "karma")
+    # piped, the table keeps its natural width: rich cut "Cavaliere" to "Cavalie…" at 80
+    wide = invoke(ROOT, "--db", str(db_path), "search", "forza>=8 or tipo:arma")
+    assert "…" not in wide.stdout and "reconstructed" in wide.stdout
+    assert wide.stdout.splitlines()[0].split() == [
+        *("game", "number", "name", "kind", "copies", "deck", "status", "forza")
+    ]
     run = invoke(ROOT, "--db", str(db_path), "search", "tipo:arma difficolta>=5")
     assert run.stdout.splitlines()[:3] == [
         " number  name         difficolta ",

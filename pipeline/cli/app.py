@@ -660,7 +660,8 @@ def search_cmd(
         table.add_column(name, justify="right" if number else "left")
     for row in result.rows:
         table.add_row(*("" if row[c] is None else str(row[c]) for c in shown))
-    console = Console()
+    # a terminal's width, or none for a pipe or a file: rich cut names to fit 80 columns
+    console = Console(width=None if sys.stdout.isatty() else 10_000)
     console.print(table)
     shown_count = len(result.rows)
     counted = f"{shown_count} of {result.total}" if result.total > shown_count else shown_count

@@ -51,6 +51,7 @@ def test_lowering_re_luce_occhio_reports_a_paired_difference(cli: Any, built_onc
     assert d["n"] == 40 and d["low"] < d["mean"] < d["high"]  # some games came out otherwise
     assert d["mean"] == pytest.approx(first["variant"]["rate"] - first["baseline"]["rate"])
     text = cli(built_once, "balance", "bless", "--games", "40", "--variant", "re-luce.occhio=2")
+    assert text.stdout.startswith("Bilanciamento di Bless: 40 partite")
     assert "Variante re-luce.occhio=2:" in text.stdout
     assert "invece di" in text.stdout and "IC 95%" in text.stdout
     # the card table names the cards as they are printed, not by their ids

@@ -893,6 +893,7 @@ def test_simulate_matches_from_the_cli(built_once, cli):
     )
     assert run.exit_code == 0, run.output
     assert "Sfide vinte dall'agente greedy" in run.stdout and "Round per sfida" in run.stdout
+    assert run.stdout.startswith("Sfide di BLITZ, round singoli")  # as the game is named
     again = cli(
         built_once,
         "simulate",

@@ -116,6 +116,7 @@ def test_simulate_lines_up_every_table_whatever_its_labels(shared_project: Path)
     run = invoke(shared_project, "simulate", "samurai-sword", "--players", "5", "--games", "60")
     assert run.exit_code == 0, run.output
     assert "ultimo in piedi 1" in run.stdout  # an ending as words, not its id ("-in-")
+    assert run.stdout.startswith("Simulazione di Samurai Sword: 60 partite")  # not its slug
     mazzo = invoke(shared_project, "simulate", "mazzo", "--games", "20")
     assert "Mazziere nel bottino a fine partita" in mazzo.stdout
     tables = [

@@ -1142,6 +1142,7 @@ def simulate_cmd(
     --games counts whole matches."""
     import os
 
+    from pipeline.play.records import game_name
     from pipeline.play.simulate import simulate
 
     as_json = as_json or fmt is TextFormat.json
@@ -1173,7 +1174,7 @@ def simulate_cmd(
             )
     else:
         result = simulate(project, game, games, seed, setup, jobs, cluster=cluster)
-    typer.echo(result.to_json() if as_json else result.report("it"))
+    typer.echo(result.to_json() if as_json else result.report("it", game_name(project, game)))
 
 
 @app.command("balance")
@@ -1232,6 +1233,7 @@ def balance_cmd(
     """Seat advantage, how games end, length and the game's own figures at every player
     count, marked when off parity; with --variant, the paired difference a card change makes."""
     from pipeline.play.balance import balance
+    from pipeline.play.records import game_name
     from pipeline.play.simulate import SimulationError
 
     project = _engine_project(ctx, game)
@@ -1246,7 +1248,10 @@ def balance_cmd(
         from pipeline.publish.site.balance import save_report
 
         save_report(project, game, report, out)
-    typer.echo(report.to_json() if as_json or fmt is TextFormat.json else report.report())
+    if as_json or fmt is TextFormat.json:
+        typer.echo(report.to_json())
+    else:
+        typer.echo(report.report(game_name(project, game)))
 
 
 @app.command("replay")

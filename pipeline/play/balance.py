@@ -194,14 +194,15 @@ class BalanceReport:
         }
         return json.dumps(data, ensure_ascii=False, indent=2)
 
-    def report(self) -> str:
-        """The plain-text report, in Italian like `simulate`'s."""
+    def report(self, name: str | None = None) -> str:
+        """The plain-text report, in Italian like `simulate`'s, titled with the game's `name`
+        (its slug when not given)."""
         lines = [
-            f"Bilanciamento di {self.slug}: {self.games} partite per numero di giocatori, "
+            f"Bilanciamento di {name or self.slug}: {self.games} partite per numero di giocatori, "
             f"seme {self.seed}, soglia {100 * self.threshold:.1f} punti, carte {self.digest[:12]}"
         ]
         for count in self.counts:
-            lines += ["", f"== {count.players} giocatori", count.result.report("it"), ""]
+            lines += ["", f"== {count.players} giocatori", count.result.report("it", name), ""]
             lines.append(f"Fuori parità di oltre la soglia ({len(count.flags)}):")
             lines += [f"  * {_flag_line(f)}" for f in count.flags] or ["  nessuna cifra"]
             for variant in count.variants:

@@ -73,6 +73,13 @@ def declared_attributes(project: Project, slug: str) -> dict[str, AttributeInfo]
         return {attribute.key: attribute for attribute in read_game(db, slug).attributes}
 
 
+def game_name(project: Project, slug: str) -> str:
+    """The game's name as game.yaml gives it ("Samurai Sword"), from the project's database:
+    what the reports of its games are titled with."""
+    with open_project_db(project) as db:
+        return read_game(db, slug).name
+
+
 def card_records(project: Project, slug: str) -> list[CardRecord]:
     """The game's distinct cards from the project's database, in number order."""
     return engine_input(project, slug)[1]

@@ -195,12 +195,13 @@ class SimulationResult:
         data["agents"] = list(self.agents)
         return json.dumps(data, ensure_ascii=False, indent=2)
 
-    def report(self, lang: str = "it") -> str:
-        """A plain-text report, in Italian ("it") or English ("en")."""
+    def report(self, lang: str = "it", name: str | None = None) -> str:
+        """A plain-text report, in Italian ("it") or English ("en"), titled with the game's
+        `name` (its slug when not given)."""
         t = _WORDS[lang]
         lines = [
             t["title"].format(
-                slug=self.slug,
+                game=name or self.slug,
                 games=self.games,
                 seed=self.seed,
                 players=self.players,
@@ -232,7 +233,7 @@ class SimulationResult:
 
 _WORDS = {
     "it": {
-        "title": "Simulazione di {slug}: {games} partite, seme {seed}, {players} giocatori, "
+        "title": "Simulazione di {game}: {games} partite, seme {seed}, {players} giocatori, "
         "agenti {agents}\nVittorie e pareggi contano le {finished} partite finite per le regole",
         "seat": "Vittorie del posto {p}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
         "team": "Vittorie della squadra {team}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
@@ -244,7 +245,7 @@ _WORDS = {
         "length": "Durata: {mean:.1f} turni in media ({lo}-{hi}), {d:.1f} decisioni a partita",
     },
     "en": {
-        "title": "{slug} simulation: {games} games, seed {seed}, {players} players, "
+        "title": "{game} simulation: {games} games, seed {seed}, {players} players, "
         "agents {agents}\nWins and draws count the {finished} games that ended by the rules",
         "seat": "Seat {p} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
         "team": "Team {team} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",

@@ -145,7 +145,7 @@ class MatchResult:
     def report(self) -> str:
         what = {"rounds": "round singoli (5 di seguito)", "points": "campionato a 255 punti"}
         lines = [
-            f"Sfide di blitz, {what[self.mode]}: {self.matches} sfide, seme {self.seed}, "
+            f"Sfide di BLITZ, {what[self.mode]}: {self.matches} sfide, seme {self.seed}, "
             f"{self.players} giocatori, agenti {' / '.join(self.agents)}"
         ]
         for p, cell in enumerate(self.seats, 1):

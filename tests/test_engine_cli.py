@@ -117,6 +117,8 @@ def test_simulate_lines_up_every_table_whatever_its_labels(shared_project: Path)
     assert run.exit_code == 0, run.output
     assert "ultimo in piedi 1" in run.stdout  # an ending as words, not its id ("-in-")
     assert run.stdout.startswith("Simulazione di Samurai Sword: 60 partite")  # not its slug
+    # its teams are named in its own table, not numbered again above it
+    assert "Vittorie della squadra 1:" not in run.stdout and "\nShogun " in run.stdout
     mazzo = invoke(shared_project, "simulate", "mazzo", "--games", "20")
     assert "Mazziere nel bottino a fine partita" in mazzo.stdout
     tables = [
@@ -133,3 +135,18 @@ def test_simulate_lines_up_every_table_whatever_its_labels(shared_project: Path)
         assert len(ends) == 1 or not rates - {()}, block
         widths.add(len({len(line.partition(" (")[2]) for line in lines}))
     assert max(widths) > 1  # intervals of several widths were seen, and lined up
+
+
+def test_team_lines_only_where_teams_are_more_than_seats(shared_project: Path):
+    """BLITZ's four players without a team mode are four teams of one: their team lines
+    were the seat lines again. In pairs, the two teams have their lines."""
+    alone = invoke(shared_project, "simulate", "blitz", "--players", "4", "--games", "8")
+    assert alone.exit_code == 0 and "Vittorie della squadra" not in alone.stdout
+    pairs = invoke(
+        shared_project, "simulate", "blitz", "--players", "4", "--teams", "pairs", "--games", "8"
+    )
+    teams = [line for line in pairs.stdout.splitlines() if "della squadra" in line]
+    assert [line.split(":")[0] for line in teams] == [
+        "Vittorie della squadra 1",
+        "Vittorie della squadra 2",
+    ]

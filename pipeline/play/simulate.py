@@ -211,8 +211,13 @@ class SimulationResult:
         ]
         for p, seat in enumerate(self.seats, 1):
             lines.append(t["seat"].format(p=p, **_percent(seat)))
-        for team, cell in self.teams.items():
-            lines.append(t["team"].format(team=team, **_percent(cell)))
+        # teams by number, unless each is one seat (the lines above again) or the game's own
+        # figures name them (Samurai Sword's table "squadra": Shogun, Ninja, Ronin), as the
+        # site leaves its numbered table out then
+        named = "squadra" in {str(table.columns[0]).casefold() for table in self.tables}
+        if len(self.teams) < self.players and not named:
+            for team, cell in self.teams.items():
+                lines.append(t["team"].format(team=team, **_percent(cell)))
         if len(set(self.agents)) > 1:
             for name, cell in self.agent_rates.items():
                 lines.append(t["agent"].format(name=name, **_percent(cell)))

@@ -161,6 +161,16 @@ def game_slugs(engine: Engine) -> list[str]:
         return [g.slug for g in games]
 
 
+def game_name(engine: Engine, slug: str) -> str:
+    """The game's name alone (a report's title), without reading its cards and rules; its
+    slug for a game the database does not hold."""
+    with engine.connect() as conn:
+        name = conn.execute(
+            select(col(models.Game.name)).where(col(models.Game.slug) == slug)
+        ).scalar()
+        return str(name) if name is not None else slug
+
+
 def read_game(engine: Engine, slug: str) -> GameInfo:
     with engine.connect() as conn:
         game = conn.execute(

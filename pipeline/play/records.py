@@ -23,7 +23,7 @@ from pipeline.common.output import atomic_write
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project, code_digest
 from pipeline.common.sanitize import literal_names
-from pipeline.database import models
+from pipeline.database import catalog, models
 from pipeline.database.catalog import AttributeInfo, read_game
 from pipeline.database.connection import open_project_db
 from pipeline.database.store import canonical_json
@@ -77,7 +77,7 @@ def game_name(project: Project, slug: str) -> str:
     """The game's name as game.yaml gives it ("Samurai Sword"), from the project's database:
     what the reports of its games are titled with."""
     with open_project_db(project) as db:
-        return read_game(db, slug).name
+        return catalog.game_name(db, slug)
 
 
 def card_records(project: Project, slug: str) -> list[CardRecord]:

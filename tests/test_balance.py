@@ -168,7 +168,7 @@ def test_stopped_games_are_counted_apart_from_wins_and_draws() -> None:
     assert data["stopped"]["count"] == 1 and data["finished"] == 4
     text = result.report("it")
     assert "Interrotte da una salvaguardia del motore, senza risultato: 1 su 5" in text
-    assert "le 4 partite finite" in text and "Pareggi: 25.0%" in text
+    assert "le 4 partite finite" in text and "Pareggi: 25,0%" in text
     assert "Stopped by an engine safeguard, no result: 1 of 5" in result.report("en")
     # older summaries, without the field, are games that finished
     old = [{k: v for k, v in g.items() if k != "stopped"} for g in games[:4]]

@@ -126,11 +126,16 @@ def test_simulate_lines_up_every_table_whatever_its_labels(shared_project: Path)
         *mazzo.stdout.split("\n\n")[1:],
     ]
     assert len(tables) >= 7
+    # an Italian report writes Italian numbers: "45,0%", "50,5 turni" (they had points)
+    assert not re.search(r"\d\.\d", run.stdout + mazzo.stdout)
     widths = set()
     for block in tables:
         _title, _header, *lines = block.strip("\n").splitlines()
         rates = {tuple(m.start() for m in re.finditer("%", line)) for line in lines}
         assert len(rates) == 1, block  # every row's rates at the same places
+        # and the figures of a column with as many decimals: "0,70" under "1,25"
+        commas = {tuple(m.start() for m in re.finditer(r"\d,\d", line)) for line in lines}
+        assert len(commas) == 1, block
         ends = {len(line.split(" (")[0]) for line in lines}  # the figure before an interval
         assert len(ends) == 1 or not rates - {()}, block
         widths.add(len({len(line.partition(" (")[2]) for line in lines}))

@@ -72,6 +72,21 @@ def test_the_page_shows_every_player_count_with_the_reports_numbers(
             code = links.get(flag["figure"].partition(": ")[2].casefold())
             if code is not None:
                 assert f'carte/{code}/"' in body, code
+        # Italian numbers: a decimal comma everywhere (BLDNG's and BLITZ's table titles
+        # said "(50.0%)" and "media 32.87"), and the floats of a column with the decimals of
+        # its most precise one ("0,70" beside "1,25", "-14,0" not "-14,00")
+        assert not re.search(r"\d\.\d", text), re.findall(r".{30}\d\.\d.{8}", text)
+        cells = {_text(c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", body, re.S)}
+        for table in sim["tables"]:
+            for column in list(zip(*table["rows"], strict=True))[1:]:
+                floats = [v for v in column if isinstance(v, float)]
+                shown = [len(repr(v).partition(".")[2].rstrip("0")) for v in floats]
+                places = min(2, max(shown, default=0))
+                for value in floats:
+                    assert f"{value:.{places}f}".replace(".", ",") in cells, (table["key"], value)
+        # the command that plays them again stands on its own line, whole
+        command = re.search(r"<pre><code>(cartiera balance [^<]*)</code></pre>", body)
+        assert command and f" --players {players} " in command.group(1)
         charts = re.findall(r'<img src="([^"]+\.svg)"', body)
         assert charts and all(c.rpartition("/")[2].startswith(f"{players}-") for c in charts)
     intro = _text(page.split("<h2", 1)[0])
@@ -139,7 +154,7 @@ def test_a_report_file_is_published_and_flagged_when_stale(cli: Any, own: Path) 
     path.write_text('{"game": "mazzo", "counts": [{"players": 2}]', "utf-8")
     page = _page(own, "mazzo", warnings)
     assert len(warnings) == 1 and "games/mazzo/balance.json: not a JSON report" in warnings[0]
-    assert "salvato in" not in page and "per ripeterle: `cartiera balance mazzo" in page
+    assert "salvato in" not in page and "Per ripeterle:\n\n    cartiera balance mazzo" in page
     # a table's key names its chart's file: one that climbs out of the folder is refused
     (table, *_) = count["simulation"]["tables"]
     table["key"] = "../../../../fuori"

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.common.project import Project
+from pipeline.common.words import decimal
 from pipeline.database.catalog import AttributeInfo
 from pipeline.engine import registry
 from pipeline.engine.core import CardRecord, Seats, card_digest
@@ -199,7 +200,8 @@ class BalanceReport:
         (its slug when not given)."""
         lines = [
             f"Bilanciamento di {name or self.slug}: {self.games} partite per numero di giocatori, "
-            f"seme {self.seed}, soglia {100 * self.threshold:.1f} punti, carte {self.digest[:12]}"
+            f"seme {self.seed}, soglia {decimal(100 * self.threshold, '.1f')} punti, "
+            f"carte {self.digest[:12]}"
         ]
         for count in self.counts:
             lines += ["", f"== {count.players} giocatori", count.result.report("it", name), ""]
@@ -212,27 +214,31 @@ class BalanceReport:
                 lines.append("  " + _variant_line("pareggi", variant.draws, "%"))
                 lines.append("  " + _variant_line("interrotte", variant.stopped, "%"))
                 turns = variant.turns
+                low, high = decimal(turns["low"], "+.2f"), decimal(turns["high"], "+.2f")
                 lines.append(
-                    f"  durata: {turns['mean']:+.2f} turni a partita "
-                    f"(IC 95%: {turns['low']:+.2f} .. {turns['high']:+.2f})"
+                    f"  durata: {decimal(turns['mean'], '+.2f')} turni a partita "
+                    f"(IC 95%: {low} .. {high})"
                 )
         return "\n".join(lines)
 
 
 def _flag_line(flag: Mapping[str, Any]) -> str:
+    rate, low, high, parity = (
+        decimal(100 * flag[k], ".1f") for k in ("rate", "low", "high", "parity")
+    )
     return (
-        f"{flag['figure']}: {100 * flag['rate']:.1f}% (IC 95%: {100 * flag['low']:.1f}-"
-        f"{100 * flag['high']:.1f}%, parità {100 * flag['parity']:.1f}%, {flag['n']} partite)"
+        f"{flag['figure']}: {rate}% (IC 95%: {low}-{high}%, parità {parity}%, {flag['n']} partite)"
     )
 
 
 def _variant_line(label: str, cell: Mapping[str, Any], unit: str) -> str:
     d = cell["difference"]
     mark = " *" if cell["flag"] else ""
+    variant, baseline = (decimal(100 * cell[k]["rate"], ".1f") for k in ("variant", "baseline"))
+    mean, low, high = (decimal(100 * d[k], "+.1f") for k in ("mean", "low", "high"))
     return (
-        f"{label}: {100 * cell['variant']['rate']:.1f}{unit} invece di "
-        f"{100 * cell['baseline']['rate']:.1f}{unit}, differenza {100 * d['mean']:+.1f} punti "
-        f"(IC 95%: {100 * d['low']:+.1f} .. {100 * d['high']:+.1f}){mark}"
+        f"{label}: {variant}{unit} invece di {baseline}{unit}, differenza {mean} punti "
+        f"(IC 95%: {low} .. {high}){mark}"
     )
 
 

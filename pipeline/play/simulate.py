@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pipeline.common.project import Project
+from pipeline.common.words import decimal, decimals
 from pipeline.engine import registry
 from pipeline.engine.agents import many_games, play
 from pipeline.engine.core import CardRecord, Replay, Rules, Seats, card_digest
@@ -196,9 +197,10 @@ class SimulationResult:
         return json.dumps(data, ensure_ascii=False, indent=2)
 
     def report(self, lang: str = "it", name: str | None = None) -> str:
-        """A plain-text report, in Italian ("it") or English ("en"), titled with the game's
-        `name` (its slug when not given)."""
+        """A plain-text report, in Italian ("it", decimal commas) or English ("en"), titled
+        with the game's `name` (its slug when not given)."""
         t = _WORDS[lang]
+        number = decimal if lang == "it" else format
         lines = [
             t["title"].format(
                 game=name or self.slug,
@@ -210,29 +212,28 @@ class SimulationResult:
             ),
         ]
         for p, seat in enumerate(self.seats, 1):
-            lines.append(t["seat"].format(p=p, **_percent(seat)))
+            lines.append(t["seat"].format(p=p, **_percent(seat, number)))
         # teams by number, unless each is one seat (the lines above again) or the game's own
         # figures name them (Samurai Sword's table "squadra": Shogun, Ninja, Ronin), as the
         # site leaves its numbered table out then
         named = "squadra" in {str(table.columns[0]).casefold() for table in self.tables}
         if len(self.teams) < self.players and not named:
             for team, cell in self.teams.items():
-                lines.append(t["team"].format(team=team, **_percent(cell)))
+                lines.append(t["team"].format(team=team, **_percent(cell, number)))
         if len(set(self.agents)) > 1:
             for name, cell in self.agent_rates.items():
-                lines.append(t["agent"].format(name=name, **_percent(cell)))
-        lines.append(t["draws"].format(**_percent(self.draws)))
-        lines.append(
-            t["stopped"].format(
-                count=self.stopped["count"], games=self.games, **_percent(self.stopped)
-            )
-        )
+                lines.append(t["agent"].format(name=name, **_percent(cell, number)))
+        lines.append(t["draws"].format(**_percent(self.draws, number)))
+        stopped = _percent(self.stopped, number)
+        lines.append(t["stopped"].format(count=self.stopped["count"], games=self.games, **stopped))
         endings = ", ".join(f"{k.replace('-', ' ')} {v}" for k, v in self.how.items())
         lines.append(t["how"].format(how=endings))
         n, d = self.turns, self.decisions
-        lines.append(t["length"].format(mean=n["mean"], lo=n["min"], hi=n["max"], d=d["mean"]))
+        mean, per_game = number(n["mean"], ".1f"), number(d["mean"], ".1f")
+        lines.append(t["length"].format(mean=mean, lo=n["min"], hi=n["max"], d=per_game))
         for table in self.tables:
-            lines += ["", table.title, *_aligned([table.columns, *map(_cells, table.rows)])]
+            rows = [table.columns, *_cells(table.rows, number)]
+            lines += ["", table.title, *_aligned(rows)]
         return "\n".join(lines)
 
 
@@ -240,44 +241,53 @@ _WORDS = {
     "it": {
         "title": "Simulazione di {game}: {games} partite, seme {seed}, {players} giocatori, "
         "agenti {agents}\nVittorie e pareggi contano le {finished} partite finite per le regole",
-        "seat": "Vittorie del posto {p}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
-        "team": "Vittorie della squadra {team}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
-        "agent": "Vittorie dell'agente {name}: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
-        "draws": "Pareggi: {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
+        "seat": "Vittorie del posto {p}: {rate}% (IC 95%: {low}%-{high}%)",
+        "team": "Vittorie della squadra {team}: {rate}% (IC 95%: {low}%-{high}%)",
+        "agent": "Vittorie dell'agente {name}: {rate}% (IC 95%: {low}%-{high}%)",
+        "draws": "Pareggi: {rate}% (IC 95%: {low}%-{high}%)",
         "stopped": "Interrotte da una salvaguardia del motore, senza risultato: {count} su "
-        "{games}, {rate:.1f}% (IC 95%: {low:.1f}%-{high:.1f}%)",
+        "{games}, {rate}% (IC 95%: {low}%-{high}%)",
         "how": "Come sono finite: {how}",
-        "length": "Durata: {mean:.1f} turni in media ({lo}-{hi}), {d:.1f} decisioni a partita",
+        "length": "Durata: {mean} turni in media ({lo}-{hi}), {d} decisioni a partita",
     },
     "en": {
         "title": "{game} simulation: {games} games, seed {seed}, {players} players, "
         "agents {agents}\nWins and draws count the {finished} games that ended by the rules",
-        "seat": "Seat {p} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
-        "team": "Team {team} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
-        "agent": "Agent {name} wins: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
-        "draws": "Draws: {rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
+        "seat": "Seat {p} wins: {rate}% (95% CI: {low}%-{high}%)",
+        "team": "Team {team} wins: {rate}% (95% CI: {low}%-{high}%)",
+        "agent": "Agent {name} wins: {rate}% (95% CI: {low}%-{high}%)",
+        "draws": "Draws: {rate}% (95% CI: {low}%-{high}%)",
         "stopped": "Stopped by an engine safeguard, no result: {count} of {games}, "
-        "{rate:.1f}% (95% CI: {low:.1f}%-{high:.1f}%)",
+        "{rate}% (95% CI: {low}%-{high}%)",
         "how": "How they ended: {how}",
-        "length": "Length: {mean:.1f} turns on average ({lo}-{hi}), {d:.1f} decisions a game",
+        "length": "Length: {mean} turns on average ({lo}-{hi}), {d} decisions a game",
     },
 }
 
 
-def _percent(cell: Mapping[str, Any]) -> dict[str, float]:
-    return {k: 100 * cell[k] for k in ("rate", "low", "high")}
+Number = Callable[[float, str], str]  # a figure in the report's language: decimal or format
 
 
-def _cell(value: Any) -> str:
-    if isinstance(value, dict) and "rate" in value:
-        if not value["n"]:
-            return "-"
-        return f"{100 * value['rate']:.1f}% ({100 * value['low']:.0f}-{100 * value['high']:.0f})"
-    return str(value)
+def _percent(cell: Mapping[str, Any], number: Number) -> dict[str, str]:
+    return {k: number(100 * cell[k], ".1f") for k in ("rate", "low", "high")}
 
 
-def _cells(row: Sequence[Any]) -> tuple[str, ...]:
-    return tuple(_cell(v) for v in row)
+def _cells(rows: Sequence[Sequence[Any]], number: Number) -> list[tuple[str, ...]]:
+    """A figure table's rows as text: a rate with its interval, "14.0% (9-22)"; the floats
+    of a column with the decimals of its most precise one, so they line up on the point."""
+    places = [decimals(column) for column in zip(*rows, strict=True)]
+
+    def cell(value: Any, places: int) -> str:
+        if isinstance(value, dict) and "rate" in value:
+            if not value["n"]:
+                return "-"
+            low, high = 100 * value["low"], 100 * value["high"]
+            return f"{number(100 * value['rate'], '.1f')}% ({low:.0f}-{high:.0f})"
+        if isinstance(value, float):
+            return number(value, f".{places}f")
+        return str(value)
+
+    return [tuple(cell(v, d) for v, d in zip(row, places, strict=True)) for row in rows]
 
 
 def _aligned(rows: Sequence[Sequence[Any]]) -> list[str]:

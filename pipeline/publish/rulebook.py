@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from pipeline.common.output import FIXED_DATE, atomic_write
 from pipeline.common.project import Project
+from pipeline.common.words import decimal
 from pipeline.database.catalog import (
     AttributeInfo,
     CardInfo,
@@ -102,7 +103,7 @@ def rulebook_html(game: GameInfo, templates: Path, paper: Paper = "a5") -> str:
         "per_sheet": per_sheet,
         "total": total,
         "sheets": math.ceil(total / per_sheet),
-        "card_size": f"{_mm(trim.width)} × {_mm(trim.height)} mm",
+        "card_size": f"{decimal(trim.width)} × {decimal(trim.height)} mm",
     }
     back_matter = [
         {"anchor": "glossario", "title": "Glossario"},
@@ -215,10 +216,6 @@ def format_value(card: CardInfo, attr: AttributeInfo) -> str:
     if isinstance(value, list):
         return ", ".join(value)
     return str(value)
-
-
-def _mm(value: float) -> str:
-    return f"{value:g}".replace(".", ",")
 
 
 def build_rulebook(

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.common.words import decimal
 from pipeline.engine.plugin import FigureTable, rate
 
 from .cards import BldngCards
@@ -57,7 +58,7 @@ def _events(cards: BldngCards, summaries: Sequence[Mapping[str, Any]], players: 
     return FigureTable(
         "what-happens",
         "What happens: pescate a partita, vittorie di chi le pesca, scarto in punti dalla "
-        f"media di tutti i giocatori ({100 * average:.1f}%)",
+        f"media di tutti i giocatori ({decimal(100 * average, '.1f')}%)",
         ("carta", "a partita", "vittorie", "scarto"),
         tuple(rows),
         chart="bars",

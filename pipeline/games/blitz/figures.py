@@ -12,6 +12,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pipeline.common.words import decimal
 from pipeline.engine.plugin import FigureTable, rate
 
 from .cards import RAINBOW
@@ -145,5 +146,5 @@ def _lengths(summaries: Sequence[Mapping[str, Any]]) -> FigureTable:
             count = sum(low <= t < low + width for t in turns)
             rows.append((f"{low}-{low + width - 1}", count))
     median = statistics.median(turns) if turns else 0
-    title = f"Durata in turni (media {_mean(turns)}, mediana {median})"
+    title = f"Durata in turni (media {decimal(_mean(turns))}, mediana {decimal(median)})"
     return FigureTable("durata", title, ("turni", "partite"), tuple(rows), "histogram")

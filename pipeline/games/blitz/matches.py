@@ -15,6 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from pipeline.common.words import decimal
 from pipeline.engine.agents import play
 from pipeline.engine.core import CardRecord, Seats
 from pipeline.engine.plugin import Agent, Engine, rate
@@ -155,18 +156,20 @@ class MatchResult:
                 lines.append(f"Sfide vinte dall'agente {name}: {_pct(cell)}")
         r = self.rounds
         lines.append(
-            f"Round per sfida: {r['mean']:.1f} in media, mediana {r['median']:g} "
-            f"({r['min']:g}-{r['max']:g})"
+            f"Round per sfida: {decimal(r['mean'], '.1f')} in media, mediana "
+            f"{decimal(r['median'])} ({r['min']:g}-{r['max']:g})"
         )
         if self.mode == "points":
-            lines.append(f"Punti finali di chi vince: {self.champion_points:.1f} in media")
+            points = decimal(self.champion_points, ".1f")
+            lines.append(f"Punti finali di chi vince: {points} in media")
         if self.unfinished:
             lines.append(f"Sfide non concluse entro il limite di round: {self.unfinished}")
         return "\n".join(lines)
 
 
 def _pct(cell: Mapping[str, Any]) -> str:
-    return f"{100 * cell['rate']:.1f}% (IC 95%: {100 * cell['low']:.1f}%-{100 * cell['high']:.1f}%)"
+    rate, low, high = (decimal(100 * cell[k], ".1f") for k in ("rate", "low", "high"))
+    return f"{rate}% (IC 95%: {low}%-{high}%)"
 
 
 class Matches:

@@ -21,6 +21,7 @@ from pipeline.common.output import atomic_write
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import site_url
+from pipeline.common.words import decimal
 from pipeline.database.catalog import GameInfo, read_game
 from pipeline.database.connection import open_project_db
 from pipeline.database.store import source_files
@@ -446,11 +447,11 @@ def _instructions(
         duplex="none" if plan.fold else options.duplex,
         duplex_label="piegati a metà" if plan.fold else DUPLEX_LABELS[options.duplex],
         offset=options.backs_offset,
-        bleed=_mm(options.bleed),
-        gutter=_mm(options.gutter),
-        printable=_mm(layout.printable),
+        bleed=decimal(options.bleed),
+        gutter=decimal(options.gutter),
+        printable=decimal(layout.printable),
         ink=options.ink,
-        card_label=f"{_mm(card.width)} × {_mm(card.height)} mm",
+        card_label=f"{decimal(card.width)} × {decimal(card.height)} mm",
         status_label=STATUS_LABELS.get(game.status, game.status),
     )
     for font_pt in INSTRUCTIONS_PT:
@@ -516,10 +517,6 @@ def _labels(
     path = cached_pdf(project, html, str(project.templates_dir))
     index = {entry: i for i, entry in enumerate(entries)}
     return lambda number, side: (path, index[(number, side)])
-
-
-def _mm(value: float) -> str:
-    return f"{value:g}".replace(".", ",")
 
 
 def stale_database_warning(project: Project, slug: str) -> str | None:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from pipeline.common.output import atomic_write
 from pipeline.common.project import Project
+from pipeline.common.words import decimal, decimals
 from pipeline.engine.plugin import FigureTable
 from pipeline.publish.markup import escape_html, escape_markdown
 
@@ -438,21 +439,20 @@ def _header(column: Any) -> str:
     return text[:1].upper() + text[1:]
 
 
-def cell_text(cell: Any) -> str:
-    """A table cell as the page shows it: rates as percentages with their interval."""
+def cell_text(cell: Any, places: int = 2) -> str:
+    """A table cell as the page shows it: rates as percentages with their interval, other
+    figures with `places` decimals (those of its column: pipeline.common.words.decimals)."""
     if is_rate(cell):
-        return (
-            f"{cell['rate'] * 100:.1f}% ({cell['low'] * 100:.1f}–{cell['high'] * 100:.1f}%, "
-            f"n = {cell['n']})"
-        ).replace(".", ",")
+        rate, low, high = (percent(cell[k])[:-1] for k in ("rate", "low", "high"))
+        return f"{rate}% ({low}–{high}%, n = {cell['n']})"
     if isinstance(cell, float):
-        return f"{cell:.2f}".replace(".", ",")
+        return decimal(cell, f".{places}f")
     return str(cell)
 
 
 def percent(value: float, digits: int = 1) -> str:
     """A share as an Italian percentage: 0.534 -> "53,4%"."""
-    return f"{value * 100:.{digits}f}%".replace(".", ",")
+    return decimal(value * 100, f".{digits}f") + "%"
 
 
 def italian_date(stamp: str) -> str:
@@ -519,6 +519,7 @@ def _count_view(
             (folder / name).write_bytes((source / name).read_bytes())
             chart = f"bilanciamento/{name}"
         rows = []
+        places = [decimals(column) for column in zip(*table.rows, strict=True)]
         for number, row in enumerate(table.rows, 1):
             label = str(row[0])
             where = (table.key, f"posto {number}" if table.key == "posti" else label)
@@ -530,7 +531,8 @@ def _count_view(
                 f"carte/{card.code}.md" if card is not None else None,
                 mark,
             )
-            rows.append([first, *(_cell(cell_text(c)) for c in row[1:])])
+            figures = zip(row[1:], places[1:], strict=True)
+            rows.append([first, *(_cell(cell_text(c, d)) for c, d in figures)])
         tables.append(
             {
                 "title": table.title,

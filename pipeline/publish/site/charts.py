@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
+from pipeline.common.words import decimal
+
 WIDTH = 4.8  # inches: on a 390 px phone, 12 pt text stays about 12 px tall
 FONT = 12.0  # pt
 BAR = "#3f51b5"
@@ -29,11 +31,6 @@ def text_width(text: str, size: float = FONT) -> float:
     """An upper estimate of the text's width in pt, the same on every machine."""
     em = sum(0.9 if c in _WIDE else 0.36 if c in _NARROW else 0.64 for c in text)
     return em * size
-
-
-def number(value: float) -> str:
-    """A tick label as the tables beside the chart write it: decimal comma, no ".0"."""
-    return f"{value:g}".replace(".", ",")
 
 
 def nice_step(span: float, most: int, integer: bool) -> float:
@@ -157,7 +154,7 @@ def bars(
     canvas.line(left, bottom, right, bottom)
     for value in range(0, 101, 20):
         canvas.line(x(value), bottom, x(value), bottom + TICK)
-        canvas.text(x(value), bottom + TICK + LINE * 0.85, number(value))
+        canvas.text(x(value), bottom + TICK + LINE * 0.85, decimal(value))
     for index, words in enumerate(axis):
         half = text_width(words) / 2  # centred under the bars, kept inside the picture
         middle = min(max((left + right) / 2, half + 2), full - half - 2)
@@ -174,7 +171,7 @@ def histogram(
     step = nice_step(max([*counts, 1]), 7, integer=True)
     y_top = math.ceil(max([*counts, 1]) / step) * step  # the axis ends on a tick
     y_ticks = ticks(0, y_top, most=7, integer=True)
-    left = LINE + 4 + max(text_width(number(t)) for t in y_ticks) + TICK + 3
+    left = LINE + 4 + max(text_width(decimal(t)) for t in y_ticks) + TICK + 3
     right = WIDTH * 72 - 12
     top = 6.0
     plot = 3.4 * 72 - 60
@@ -204,11 +201,11 @@ def histogram(
     canvas.line(left, bottom, right, bottom)
     for tick in y_ticks:
         canvas.line(left - TICK, y(tick), left, y(tick))
-        canvas.text(left - TICK - 3, y(tick) + FONT * 0.35, number(tick), anchor="end")
+        canvas.text(left - TICK - 3, y(tick) + FONT * 0.35, decimal(tick), anchor="end")
     if numeric:
         for tick in ticks(math.ceil(low), math.floor(high), most=8, integer=True):
             canvas.line(x(tick), bottom, x(tick), bottom + TICK)
-            canvas.text(x(tick), bottom + TICK + LINE * 0.85, number(tick))
+            canvas.text(x(tick), bottom + TICK + LINE * 0.85, decimal(tick))
     else:
         for index, name in enumerate(names):
             canvas.line(x(index), bottom, x(index), bottom + TICK)

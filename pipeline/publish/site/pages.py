@@ -35,6 +35,7 @@ from pipeline.common.output import FIXED_DATE, atomic_write, publish_folder, zip
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import Project
 from pipeline.common.settings import _LenientLoader, missing_site_url_note, site_url
+from pipeline.common.words import decimal
 from pipeline.database.catalog import GameInfo, game_slugs, read_game
 from pipeline.database.connection import open_project_db
 from pipeline.publish import board
@@ -421,7 +422,7 @@ def _downloads(project: Project, game: GameInfo, folder: Path) -> list[Download]
 
 def _size(count: int) -> str:
     if count >= 1_000_000:
-        return f"{count / 1_000_000:.1f} MB".replace(".", ",")
+        return f"{decimal(count / 1_000_000, '.1f')} MB"
     return f"{max(1, round(count / 1000))} kB"
 
 

@@ -121,11 +121,24 @@ _PYDANTIC_WORDS = (
 )
 
 
-def plain_words(message: str) -> str:
-    """A usage error's message without pydantic's phrasing."""
+def plain_words(message: str, given: object = None) -> str:
+    """A usage error's message without pydantic's phrasing, naming the value `given` (when
+    known) where pydantic's words leave it out: "'--games': '0' must be at least 1"."""
     for pattern, words in _PYDANTIC_WORDS:
         message = pattern.sub(words, message)
+    if given is not None:
+        message = re.sub(r"^([^:]*: )(must be )", lambda m: f"{m[1]}{given!r} {m[2]}", message)
     return message
+
+
+def given_value(exc: BaseException) -> object:
+    """The value a bad option was given, from the pydantic error Typer raised it from (its
+    `input`); None when the error does not carry one (Click's own, a command's)."""
+    errors = getattr(exc.__cause__, "errors", None)
+    try:
+        return errors()[0]["input"] if callable(errors) else None
+    except (IndexError, KeyError, TypeError):
+        return None
 
 
 # Click's UsageError, whether Typer vendors Click or uses the installed one: every mistake
@@ -257,7 +270,8 @@ class CartieraGroup(TyperGroup):
                 sys.exit(exc.exit_code)  # type: ignore[attr-defined]
             ctx = getattr(exc, "ctx", None)
             where = ctx.command_path if ctx is not None else "cartiera"
-            message = plain_words(" ".join(exc.format_message().split()).rstrip("."))  # type: ignore[attr-defined]
+            text = " ".join(exc.format_message().split()).rstrip(".")  # type: ignore[attr-defined]
+            message = plain_words(text, given_value(exc))
             hint = getattr(exc, "hint", None) or f"see `{where} --help`"
             sys.stderr.write(error_line(where, message[:1].lower() + message[1:], hint) + "\n")
             sys.exit(2)

@@ -36,7 +36,8 @@ def offline_site(session_offline_site: Path) -> Path:
 
 class Page(HTMLParser):
     """The ids, links and visible strings of one built page (prose: a command line in
-    inline `<code>` speaks the CLI's English by design; a code block is read)."""
+    inline `<code>` or a `<pre class="cartiera-comando">` speaks the CLI's English by
+    design; any other code block is read)."""
 
     SKIPPED = frozenset({"script", "style"})
 
@@ -46,7 +47,7 @@ class Page(HTMLParser):
         self.links: list[tuple[str, str]] = []  # (tag, url)
         self.texts: list[str] = []
         self._skip = 0
-        self._pre = 0
+        self._pre: list[bool] = []  # the open <pre>s: True for a code block that is read
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v or "" for k, v in attrs}
@@ -61,14 +62,16 @@ class Page(HTMLParser):
         for attr in ("title", "aria-label", "placeholder", "alt"):
             if values.get(attr):
                 self.texts.append(values[attr])
-        self._pre += tag == "pre"
-        if tag in self.SKIPPED or (tag == "code" and not self._pre):
+        if tag == "pre":
+            self._pre.append("cartiera-comando" not in values.get("class", "").split())
+        if tag in self.SKIPPED or (tag == "code" and not any(self._pre)):
             self._skip += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self.SKIPPED or (tag == "code" and not self._pre):
+        if tag in self.SKIPPED or (tag == "code" and not any(self._pre)):
             self._skip -= 1
-        self._pre -= tag == "pre"
+        if tag == "pre" and self._pre:
+            self._pre.pop()
 
     def handle_data(self, data: str) -> None:
         if not self._skip and data.strip():

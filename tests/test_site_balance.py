@@ -85,7 +85,7 @@ def test_the_page_shows_every_player_count_with_the_reports_numbers(
                 for value in floats:
                     assert f"{value:.{places}f}".replace(".", ",") in cells, (table["key"], value)
         # the command that plays them again stands on its own line, whole
-        command = re.search(r"<pre><code>(cartiera balance [^<]*)</code></pre>", body)
+        command = re.search(r'<pre class="cartiera-comando"><code>(cartiera balance [^<]*)</', body)
         assert command and f" --players {players} " in command.group(1)
         charts = re.findall(r'<img src="([^"]+\.svg)"', body)
         assert charts and all(c.rpartition("/")[2].startswith(f"{players}-") for c in charts)
@@ -154,7 +154,8 @@ def test_a_report_file_is_published_and_flagged_when_stale(cli: Any, own: Path) 
     path.write_text('{"game": "mazzo", "counts": [{"players": 2}]', "utf-8")
     page = _page(own, "mazzo", warnings)
     assert len(warnings) == 1 and "games/mazzo/balance.json: not a JSON report" in warnings[0]
-    assert "salvato in" not in page and "Per ripeterle:\n\n    cartiera balance mazzo" in page
+    assert "salvato in" not in page
+    assert '<pre class="cartiera-comando"><code>cartiera balance mazzo' in page
     # a table's key names its chart's file: one that climbs out of the folder is refused
     (table, *_) = count["simulation"]["tables"]
     table["key"] = "../../../../fuori"

@@ -34,32 +34,35 @@ ONE_PLURAL = re.compile(
 
 class _Visible(HTMLParser):
     """The prose a browser shows: everything outside script, style, template and svg, and
-    outside inline code (a command line is in the CLI's English). A code block (<pre>) is
-    read: text indented by mistake in generated Markdown becomes one, residue and all."""
+    outside inline code and `<pre class="cartiera-comando">` (a command line is in the
+    CLI's English). Any other code block is read: text indented by mistake in generated
+    Markdown becomes one, residue and all."""
 
     HIDDEN = frozenset({"script", "style", "template", "svg", "noscript"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.depth = 0
-        self.pre = 0  # inside a code block, <code> is read
+        self.pre: list[bool] = []  # the open <pre>s: in a code block, <code> is read
         self.parts: list[str] = []
         self.links: list[tuple[str, str]] = []  # (href, text) of every link
         self._href: str | None = None
         self._link_text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.pre += tag == "pre"
-        if tag in self.HIDDEN or (tag == "code" and not self.pre):
+        if tag == "pre":
+            self.pre.append("cartiera-comando" not in (dict(attrs).get("class") or "").split())
+        if tag in self.HIDDEN or (tag == "code" and not any(self.pre)):
             self.depth += 1
         if tag == "a":
             self._href = dict(attrs).get("href") or ""
             self._link_text = []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in self.HIDDEN or (tag == "code" and not self.pre):
+        if tag in self.HIDDEN or (tag == "code" and not any(self.pre)):
             self.depth -= 1
-        self.pre -= tag == "pre"
+        if tag == "pre" and self.pre:
+            self.pre.pop()
         if tag == "a" and self._href is not None:
             self.links.append((self._href, " ".join("".join(self._link_text).split())))
             self._href = None

@@ -23,9 +23,10 @@ MONTHS += "dicembre"
 
 
 def _rate(cell: dict[str, Any]) -> str:
-    """A rate as the page must write it, spelled out here rather than imported."""
+    """A rate as the page must write it, spelled out here rather than imported: "n = 100"
+    with no-break spaces, which a phone's narrow column broke between "n" and "= 100"."""
     text = f"{cell['rate'] * 100:.1f}% ({cell['low'] * 100:.1f}–{cell['high'] * 100:.1f}%, "
-    return (text + f"n = {cell['n']})").replace(".", ",")
+    return (text + f"n\u00a0=\u00a0{cell['n']})").replace(".", ",")
 
 
 def _sections(page: str) -> dict[str, str]:

@@ -3,6 +3,7 @@ marked off parity, paired "what if" variants, the same report on one or two work
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,53 @@ def test_a_bad_variant_is_one_line_exit_2(
     assert run.exit_code == 2
     assert words in run.output and "Traceback" not in run.output
     assert len(run.output.strip().splitlines()) == 1
+
+
+def test_a_whole_other_cards_file_is_a_variant(cli: Any, built_once: Path, tmp_path: Path) -> None:
+    """`--variant other/cards.yaml`: the game loaded with that file, checked as validate
+    checks it, and its cards played on the same seeded games. A file that differs only in
+    Re Luce's Occhio gives, figure for figure, what `re-luce.occhio=2` gives; the game's own
+    file, a difference of exactly 0; changes written beside a file apply to its cards."""
+    text = (built_once / "games/bless/cards.yaml").read_text("utf-8")
+    line = "attributes: {forma: Luce, occhio: 3, karma: 2, preghiera: Eco}"
+    assert text.count(line) == 1
+    lowered = tmp_path / "occhio-2.yaml"
+    lowered.write_text(text.replace(line, line.replace("occhio: 3", "occhio: 2")), "utf-8")
+    same = tmp_path / "uguale.yaml"
+    same.write_text(text, "utf-8")
+    project = open_project(built_once)
+
+    def variant(*variants: str) -> dict[str, Any]:
+        (count,) = balance(project, "bless", 30, 3, variants=list(variants)).counts
+        (found,) = count.variants
+        return dataclasses.asdict(found)
+
+    by_file, by_change = variant(str(lowered)), variant("re-luce.occhio=2")
+    assert by_file.pop("changes") == [str(lowered)]
+    assert by_change.pop("changes") == ["re-luce.occhio=2"]
+    assert by_file == by_change and by_file["digest"] != variant(str(same))["digest"]
+    for seat in variant(str(same))["seats"]:
+        assert seat["difference"] == {"mean": 0.0, "low": 0.0, "high": 0.0, "n": 30}
+    both = variant(str(same), "re-luce.occhio=2")
+    assert both["changes"] == [str(same), "re-luce.occhio=2"]
+    assert both["digest"] == by_file["digest"]
+    # a file validate refuses: its problems, at its own lines, exit 1; no file: exit 2
+    bad = tmp_path / "sbagliato.yaml"
+    bad.write_text(text.replace(line, line.replace("occhio: 3", "occhio: 12")), "utf-8")
+    run = cli(built_once, "balance", "bless", "--games", "2", "--variant", str(bad))
+    number = text.splitlines().index(next(t for t in text.splitlines() if line in t)) + 1
+    assert run.exit_code == 1 and run.output.startswith(f"{bad}:{number}:"), run.output
+    assert "occhio 12 is above the maximum 10" in run.output and "Traceback" not in run.output
+    for args in ([str(tmp_path / "manca.yaml")], [str(same), str(lowered)]):
+        run = cli(
+            built_once,
+            "balance",
+            "bless",
+            "--games",
+            "2",
+            *(a for arg in args for a in ("--variant", arg)),
+        )
+        assert run.exit_code == 2 and len(run.output.strip().splitlines()) == 1, run.output
 
 
 def test_paired_difference_and_parity() -> None:

@@ -1200,8 +1200,9 @@ def balance_cmd(
         list[str] | None,
         typer.Option(
             "--variant",
-            help="Change a card, card.field=value (repeatable, one variant together), and "
-            "compare the same seeded games with the baseline.",
+            help="Change a card, card.field=value, or take a whole other cards.yaml (a "
+            "path); repeatable, all together one variant, played on the same seeded games as "
+            "the baseline.",
         ),
     ] = None,
     threshold: Annotated[

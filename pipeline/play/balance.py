@@ -20,6 +20,7 @@ import math
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pipeline.common.project import Project
@@ -29,7 +30,7 @@ from pipeline.engine import registry
 from pipeline.engine.core import CardRecord, Seats, card_digest
 from pipeline.engine.plugin import rate
 
-from .records import declared_attributes, engine_input, load_rules
+from .records import declared_attributes, engine_input, file_records, load_rules
 from .simulate import (
     SimulationError,
     SimulationResult,
@@ -312,14 +313,23 @@ def balance(
     progress: Progress | None = None,
 ) -> BalanceReport:
     """Play `games` seeded games at each player count (or only `players`) on the project's
-    cards, and as many again on the changed cards when `variants` are given (all changes
-    together, one variant)."""
+    cards, and as many again on the changed cards when `variants` are given (all of them
+    together, one variant): changes ``card.field=value``, and at most one whole other
+    cards.yaml (a path), which the changes then apply to."""
     rules = load_rules(project, slug)
     seats, cards = engine_input(project, slug)
-    changes = [parse_change(v) for v in variants]
-    changed = changed_cards(cards, changes, declared_attributes(project, slug)) if changes else None
+    files = [v for v in variants if "=" not in v]
+    if len(files) > 1:
+        raise BalanceError(f"one other cards.yaml at a time, not {len(files)}: {', '.join(files)}")
+    changes = [parse_change(v) for v in variants if "=" in v]
+    changed = None
+    if files:
+        changed = file_records(project, slug, _variant_file(files[0]), files[0])
+    if changes:
+        declared = declared_attributes(project, slug)
+        changed = changed_cards(changed or cards, changes, declared)
     if changed is not None:
-        _check_builds(slug, seats, changed, changes)
+        _check_builds(slug, seats, changed, [*files, *map(str, changes)])
     counts = [players] if players else list(range(seats.min, seats.max + 1))
     found = []
     for n in counts:
@@ -336,24 +346,34 @@ def balance(
         )
         if changed is not None:
             other = play_games(setup, changed, games, seed, jobs, cluster=cluster)
-            count.variants.append(_variant(changes, changed, base, other, n, threshold))
+            what = [*files, *map(str, changes)]
+            count.variants.append(_variant(what, changed, base, other, n, threshold))
         found.append(count)
     return BalanceReport(slug, games, seed, threshold, card_digest(cards), found)
 
 
-def _check_builds(
-    slug: str, seats: Seats, cards: Sequence[CardRecord], changes: Sequence[Change]
-) -> None:
+def _variant_file(text: str) -> Path:
+    """The path of a whole other cards.yaml given as a variant; BalanceError when it is not
+    a file (a change written without its "=" lands here too, and is told how to write)."""
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise BalanceError(
+            f"variant {text}: no such file; a variant is card.field=value (e.g. "
+            "re-luce.occhio=2) or the path of a whole other cards.yaml"
+        )
+    return path
+
+
+def _check_builds(slug: str, seats: Seats, cards: Sequence[CardRecord], what: list[str]) -> None:
     """The changed cards must still make rules: a value the engine refuses is bad usage."""
     try:
         registry.build_rules(slug, seats, cards, card_digest(cards))
     except (ValueError, TypeError, KeyError) as exc:
-        what = ", ".join(str(c) for c in changes)
-        raise BalanceError(f"variant {what}: the engine refuses it ({exc})") from None
+        raise BalanceError(f"variant {', '.join(what)}: the engine refuses it ({exc})") from None
 
 
 def _variant(
-    changes: Sequence[Change],
+    changes: Sequence[str],
     cards: Sequence[CardRecord],
     base: Sequence[Mapping[str, Any]],
     other: Sequence[Mapping[str, Any]],
@@ -375,7 +395,7 @@ def _variant(
     ]
     turns = paired_difference([g["turns"] for g in base], [g["turns"] for g in other])
     return Variant(
-        [str(c) for c in changes],
+        list(changes),
         card_digest(cards),
         seats,
         _compared(_draws(done_base), _draws(done_other), threshold),

@@ -9,8 +9,11 @@ plays the worked examples against a freshly written database and stores their na
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
+import shutil
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -20,7 +23,7 @@ from typing import Any
 from sqlmodel import Session, create_engine, select
 
 from pipeline.common.output import atomic_write
-from pipeline.common.problems import Problem, SourceError
+from pipeline.common.problems import Problem, SourceError, SourceErrors
 from pipeline.common.project import Project, code_digest
 from pipeline.common.sanitize import literal_names
 from pipeline.database import catalog, models
@@ -48,7 +51,42 @@ def engine_input(project: Project, slug: str) -> tuple[Seats, list[CardRecord]]:
     player counts and the game's distinct cards, in number order."""
     with open_project_db(project) as db:
         game = read_game(db, slug)
-    records = [
+    return Seats(game.players_min, game.players_max), _records(game)
+
+
+def file_records(project: Project, slug: str, path: Path, shown: str) -> list[CardRecord]:
+    """The game's distinct cards as a whole other cards.yaml at `path` gives them (a variant
+    for `cartiera balance`): the game is loaded with it, in a scratch copy of its folder,
+    and checked as `validate` checks it (SourceErrors naming `shown`, the path as the user
+    wrote it); then written to a scratch database and read back, as an engine always gets
+    its cards."""
+    from pipeline.database.store import write_sqlite
+    from pipeline.sources.load import load_game
+
+    with tempfile.TemporaryDirectory(prefix="cartiera-variant-") as tmp:
+        scratch = Path(tmp)
+        folder = scratch / "games" / slug
+        shutil.copytree(project.games_dir / slug, folder)
+        shutil.copyfile(path, folder / "cards.yaml")
+        loaded = load_game(dataclasses.replace(project, root=scratch), slug)
+        errors = [
+            dataclasses.replace(p, file=shown) if p.file == f"games/{slug}/cards.yaml" else p
+            for p in loaded.problems
+            if p.is_error
+        ]
+        if errors:
+            raise SourceErrors(errors)
+        write_sqlite(scratch / "variant.db", [loaded])
+        engine = create_engine(f"sqlite:///{scratch / 'variant.db'}")
+        try:
+            return _records(read_game(engine, slug))
+        finally:
+            engine.dispose()
+
+
+def _records(game: catalog.GameInfo) -> list[CardRecord]:
+    """A game's distinct cards as the engines take them, in number order."""
+    return [
         CardRecord(
             c.number,
             c.code,
@@ -63,7 +101,6 @@ def engine_input(project: Project, slug: str) -> tuple[Seats, list[CardRecord]]:
         )
         for c in sorted(game.cards, key=lambda c: c.number)
     ]
-    return Seats(game.players_min, game.players_max), records
 
 
 def declared_attributes(project: Project, slug: str) -> dict[str, AttributeInfo]:

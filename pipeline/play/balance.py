@@ -322,14 +322,15 @@ def balance(
     if len(files) > 1:
         raise BalanceError(f"one other cards.yaml at a time, not {len(files)}: {', '.join(files)}")
     changes = [parse_change(v) for v in variants if "=" in v]
+    what = [*files, *map(str, changes)]  # the variant, as the report names it
     changed = None
     if files:
         changed = file_records(project, slug, _variant_file(files[0]), files[0])
     if changes:
         declared = declared_attributes(project, slug)
-        changed = changed_cards(changed or cards, changes, declared)
+        changed = changed_cards(cards if changed is None else changed, changes, declared)
     if changed is not None:
-        _check_builds(slug, seats, changed, [*files, *map(str, changes)])
+        _check_builds(slug, seats, changed, what)
     counts = [players] if players else list(range(seats.min, seats.max + 1))
     found = []
     for n in counts:
@@ -346,7 +347,6 @@ def balance(
         )
         if changed is not None:
             other = play_games(setup, changed, games, seed, jobs, cluster=cluster)
-            what = [*files, *map(str, changes)]
             count.variants.append(_variant(what, changed, base, other, n, threshold))
         found.append(count)
     return BalanceReport(slug, games, seed, threshold, card_digest(cards), found)

@@ -273,8 +273,9 @@ def _percent(cell: Mapping[str, Any], number: Number) -> dict[str, str]:
 
 
 def _cells(rows: Sequence[Sequence[Any]], number: Number) -> list[tuple[str, ...]]:
-    """A figure table's rows as text: a rate with its interval, "14.0% (9-22)"; the floats
-    of a column with the decimals of its most precise one, so they line up on the point."""
+    """A figure table's rows as text, numbers in the report's language: a rate with its
+    interval, "14,0% (9-22)"; the floats of a column with the decimals of its most precise
+    one, so that they line up."""
     places = [decimals(column) for column in zip(*rows, strict=True)]
 
     def cell(value: Any, places: int) -> str:

@@ -85,6 +85,14 @@ def test_the_page_shows_every_player_count_with_the_reports_numbers(
                 places = min(2, max(shown, default=0))
                 for value in floats:
                     assert f"{value:.{places}f}".replace(".", ",") in cells, (table["key"], value)
+        # each table's heading names the count after its title, without a second pair of
+        # brackets: "… media di tutti i giocatori (50,0%) (2 giocatori)" read as a slip
+        headings = [
+            _text(re.sub(r'<a class="headerlink".*?</a>', "", h)).strip()
+            for h in re.findall(r"<h3[^>]*>(.*?)</h3>", body, re.S)
+        ]
+        assert headings and all(h.endswith(f", {players} giocatori") for h in headings), headings
+        assert not any(") (" in h for h in headings), headings
         # the command that plays them again stands on its own line, whole
         command = re.search(r'<pre class="cartiera-comando"><code>(cartiera balance [^<]*)</', body)
         assert command and f" --players {players} " in command.group(1)

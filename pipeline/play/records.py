@@ -12,7 +12,6 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -61,23 +60,20 @@ def file_records(project: Project, slug: str, path: Path, shown: str) -> list[Ca
     wrote it); then written to a scratch database and read back, as an engine always gets
     its cards."""
     from pipeline.database.store import write_sqlite
-    from pipeline.sources.load import load_game
+    from pipeline.sources.load import load_game_with_cards
 
+    loaded = load_game_with_cards(project, slug, path.read_bytes())
+    errors = [
+        dataclasses.replace(p, file=shown) if p.file == f"games/{slug}/cards.yaml" else p
+        for p in loaded.problems
+        if p.is_error
+    ]
+    if errors:
+        raise SourceErrors(errors)
     with tempfile.TemporaryDirectory(prefix="cartiera-variant-") as tmp:
-        scratch = Path(tmp)
-        folder = scratch / "games" / slug
-        shutil.copytree(project.games_dir / slug, folder)
-        shutil.copyfile(path, folder / "cards.yaml")
-        loaded = load_game(dataclasses.replace(project, root=scratch), slug)
-        errors = [
-            dataclasses.replace(p, file=shown) if p.file == f"games/{slug}/cards.yaml" else p
-            for p in loaded.problems
-            if p.is_error
-        ]
-        if errors:
-            raise SourceErrors(errors)
-        write_sqlite(scratch / "variant.db", [loaded])
-        engine = create_engine(f"sqlite:///{scratch / 'variant.db'}")
+        database = Path(tmp) / "variant.db"
+        write_sqlite(database, [loaded])
+        engine = create_engine(f"sqlite:///{database}")
         try:
             return _records(read_game(engine, slug))
         finally:

@@ -6,7 +6,10 @@ of `cartiera validate` tells a designer everything that is wrong.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -137,6 +140,17 @@ def load_game(project: Project, slug: str) -> LoadedGame:
     if rulings_path.exists():
         _load_rulings(project, loaded, rulings_path)
     return loaded
+
+
+def load_game_with_cards(project: Project, slug: str, cards: bytes) -> LoadedGame:
+    """The game as it loads with `cards` for its cards.yaml, the project left untouched: from
+    a scratch copy of its folder (an import checks an edited table this way, and a balance
+    variant a whole other cards file). Problems in the cards name games/SLUG/cards.yaml."""
+    with tempfile.TemporaryDirectory(prefix="cartiera-cards-") as tmp:
+        scratch = Path(tmp)
+        shutil.copytree(project.games_dir / slug, scratch / "games" / slug)
+        (scratch / "games" / slug / "cards.yaml").write_bytes(cards)
+        return load_game(dataclasses.replace(project, root=scratch), slug)
 
 
 def _read(project: Project, loaded: LoadedGame, path: Path) -> YamlDoc | None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
@@ -25,7 +23,7 @@ from pipeline.common.problems import Problem, SourceError, SourceErrors
 from pipeline.common.project import Project
 from pipeline.database.connection import open_project_db
 from pipeline.sources import gamespec
-from pipeline.sources.load import LoadedGame, load_game
+from pipeline.sources.load import LoadedGame, load_game, load_game_with_cards
 from pipeline.sources.yamlfile import YamlTooLarge, plain, read_yaml, remember_tree
 from pipeline.sources.yamlwrite import Item, replace_items
 
@@ -323,11 +321,7 @@ def _update_map(node: CommentedMap, wanted: dict[str, Any]) -> bool:
 def _validate_candidate(project: Project, slug: str, new_text: str, rows: Rows, shown: str) -> None:
     """Load the game with the new cards.yaml in a scratch copy; raise with every error."""
     line_of = {row.get("code", "").strip(): line for line, row in rows}
-    with tempfile.TemporaryDirectory() as tmp:
-        scratch = Path(tmp)
-        shutil.copytree(project.games_dir / slug, scratch / "games" / slug)
-        (scratch / "games" / slug / "cards.yaml").write_text(new_text, encoding="utf-8")
-        candidate = load_game(replace(project, root=scratch), slug)
+    candidate = load_game_with_cards(project, slug, new_text.encode("utf-8"))
     errors = [p for p in candidate.problems if p.is_error]
     if errors:
         raise SourceErrors(

@@ -142,6 +142,32 @@ def test_simulate_lines_up_every_table_whatever_its_labels(shared_project: Path)
     assert max(widths) > 1  # intervals of several widths were seen, and lined up
 
 
+def test_blitz_chance_is_a_percentage_beside_the_rates_it_is_read_against(
+    shared_project: Path,
+):
+    """The BLITZ card's table set "vince chi la gioca 85,7% (69-94)" above "vittoria
+    attesa a caso 0,33": the win rate chance would give, as a fraction, under the rate it
+    is there to be read against. It is a percentage, on the rates' % sign, and in the
+    JSON a share of its own kind (worked out, so with no interval)."""
+
+    def chance(*args: str) -> tuple[str, list[str]]:
+        run = invoke(shared_project, "simulate", "blitz", *args, "--games", "12")
+        assert run.exit_code == 0, run.output
+        block = next(b for b in run.stdout.split("\n\n") if b.startswith("La carta BLITZ"))
+        lines = block.splitlines()[2:]
+        row = next(line for line in lines if line.startswith("vittoria attesa a caso"))
+        return row.split()[-1], lines
+
+    alone, lines = chance("--players", "3")
+    assert alone == "33,3%"
+    assert len({line.index("%") for line in lines if "%" in line}) == 1
+    assert chance("--players", "4", "--teams", "pairs")[0] == "50,0%"
+    run = invoke(shared_project, "simulate", "blitz", "--players", "3", "--games", "4", "--json")
+    table = next(t for t in json.loads(run.stdout)["tables"] if t["key"] == "blitz")
+    row = next(r for r in table["rows"] if r[0] == "vittoria attesa a caso")
+    assert row[1] == {"share": pytest.approx(1 / 3)}
+
+
 def test_team_lines_only_where_teams_are_more_than_seats(shared_project: Path):
     """BLITZ's four players without a team mode are four teams of one: their team lines
     were the seat lines again. In pairs, the two teams have their lines."""

@@ -85,6 +85,9 @@ def test_the_page_shows_every_player_count_with_the_reports_numbers(
                 places = min(2, max(shown, default=0))
                 for value in floats:
                     assert f"{value:.{places}f}".replace(".", ",") in cells, (table["key"], value)
+                # a share worked out, not counted, is a percentage like the rates beside it
+                for value in (v["share"] for v in column if isinstance(v, dict) and "share" in v):
+                    assert f"{100 * value:.1f}%".replace(".", ",") in cells, (table["key"], value)
         # each table's heading names the count after its title, without a second pair of
         # brackets: "… media di tutti i giocatori (50,0%) (2 giocatori)" read as a slip
         headings = [

@@ -58,6 +58,12 @@ def rate(successes: int, trials: int) -> dict[str, float | int]:
     return {"rate": successes / trials if trials else 0.0, "low": low, "high": high, "n": trials}
 
 
+def share(value: float) -> dict[str, float]:
+    """A FigureTable cell for a share worked out rather than counted (the wins chance alone
+    would give a player): a percentage like the rates beside it, with no interval."""
+    return {"share": value}
+
+
 class Agent(Protocol):
     name: str
 

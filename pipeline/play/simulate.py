@@ -284,6 +284,8 @@ def _cells(rows: Sequence[Sequence[Any]], number: Number) -> list[tuple[str, ...
                 return "-"
             low, high = 100 * value["low"], 100 * value["high"]
             return f"{number(100 * value['rate'], '.1f')}% ({low:.0f}-{high:.0f})"
+        if isinstance(value, dict) and "share" in value:
+            return f"{number(100 * value['share'], '.1f')}%"
         if isinstance(value, float):
             return number(value, f".{places}f")
         return str(value)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pipeline.common.words import decimal
-from pipeline.engine.plugin import FigureTable, rate
+from pipeline.engine.plugin import FigureTable, rate, share
 
 from .cards import RAINBOW
 from .state import BlitzState
@@ -113,7 +113,7 @@ def _blitz_card(summaries: Sequence[Mapping[str, Any]], n: int) -> FigureTable:
     rows = (
         ("partite in cui si gioca", rate(len(played), n)),
         ("vince chi la gioca", rate(sum(1 for b in played if b["won"]), len(played))),
-        ("vittoria attesa a caso", round(1 / _mean(sides), 3) if sides else 0.0),
+        ("vittoria attesa a caso", share(1 / _mean(sides) if sides else 0.0)),
         ("carte prese in media", _mean([b["taken"] for b in played])),
         ("collezioni formate subito", _mean([b["formed"] for b in played])),
         ("turno medio in cui si gioca", _mean([b["turn"] for b in played])),

@@ -445,6 +445,8 @@ def cell_text(cell: Any, places: int = 2) -> str:
     if is_rate(cell):
         rate, low, high = (percent(cell[k])[:-1] for k in ("rate", "low", "high"))
         return f"{rate}% ({low}–{high}%, n\u00a0=\u00a0{cell['n']})"  # "n = 100" kept whole
+    if isinstance(cell, dict) and "share" in cell:
+        return percent(cell["share"])
     if isinstance(cell, float):
         return decimal(cell, f".{places}f")
     return str(cell)

@@ -64,6 +64,8 @@ def test_the_page_shows_every_player_count_with_the_reports_numbers(
         text = _text(body)
         sim = count["simulation"]
         assert f"{sim['games']} partite" in text
+        if len(sim["teams"]) >= len(sim["seats"]):  # each team one seat: the seats' table again
+            assert f"Vittorie per squadra, {players} giocatori" not in text, players
         for cell in sim["seats"]:
             assert _rate(cell) in text, (players, _rate(cell))
         # every figure the report marks is on the page; a card's links to its page
@@ -155,6 +157,17 @@ def test_a_report_file_is_published_and_flagged_when_stale(cli: Any, own: Path) 
     for cell in count["simulation"]["seats"]:
         assert _rate(cell) in page
     assert "12 partite con 2 giocatori" in page and "Cifre da rifare" not in page
+    # games a safeguard cut short are counted in words that agree with their number: the
+    # BLITZ page said "1 partite interrotte" at four and five players
+    played = dict(count["simulation"])
+    for stopped, words in (
+        (1, "1 partita interrotta da un limite del motore: non conta né come vittoria né"),
+        (2, "2 partite interrotte da un limite del motore: non contano né come vittorie né"),
+    ):
+        count["simulation"]["stopped"] = stopped
+        path.write_text(json.dumps(data), "utf-8")
+        assert words in " ".join(_page(own, "mazzo", warnings).split())
+    count["simulation"] = played
     # a report made for other cards: published, with a warning that says what changed
     data["cards"] = "0" * 64
     path.write_text(json.dumps(data), "utf-8")

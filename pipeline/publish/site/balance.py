@@ -372,7 +372,7 @@ def _generic_tables(result: Any) -> list[FigureTable]:
     tables = [
         FigureTable("posti", "Vittorie per posto al tavolo", ("Posto", "Vittorie"), seats, "bars")
     ]
-    if result.teams:
+    if result.teams and len(result.teams) < len(result.seats):  # not teams of one: seats
         rows = tuple((f"Squadra {team}", cell) for team, cell in result.teams.items())
         tables.append(
             FigureTable("squadre", "Vittorie per squadra", ("Squadra", "Vittorie"), rows, "bars")
@@ -550,6 +550,7 @@ def _count_view(
         "players": players,
         "games": int(sim["games"]),
         "stopped": _stopped(sim),
+        "stopped_text": stopped_words(_stopped(sim)),
         "agents": agents,
         "agents_text": agent_words(agents),
         "outliers": outliers,
@@ -567,6 +568,20 @@ def _stopped(sim: Mapping[str, Any]) -> int:
     if isinstance(stopped, dict):
         return int(stopped.get("count", round(stopped.get("rate", 0) * sim["games"])))
     return int(stopped or 0)
+
+
+def stopped_words(stopped: int) -> str:
+    """The sentence that says how many games a safeguard cut short, agreeing with their
+    number: "1 partita interrotta … non conta", "11 partite interrotte … non contano"."""
+    if stopped == 1:
+        return (
+            "1 partita interrotta da un limite del motore: non conta né come vittoria né come"
+            " pareggio."
+        )
+    return (
+        f"{stopped} partite interrotte da un limite del motore: non contano né come vittorie"
+        " né come pareggi."
+    )
 
 
 # an agent and its settings: "bluffer", "search:200", "search:0.5s", "search:100:bluffer"

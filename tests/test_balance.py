@@ -192,11 +192,23 @@ class _NoTables:
         return []
 
 
+class _Tables:
+    """A game's figures hook that keeps what it was given."""
+
+    def __init__(self) -> None:
+        self.given: list[Any] = []
+
+    def figures(self, summaries: Any, players: int) -> list[Any]:
+        self.given = list(summaries)
+        return []
+
+
 def _game(winners: list[int], stopped: bool = False, turns: int = 10) -> dict[str, Any]:
     how = "interrotta" if stopped else ("progetto" if winners else "pari")
     return {
         "index": 0, "seats": ["random", "random"], "winners": winners, "how": how,
-        "stopped": stopped, "teams": [], "turns": turns, "decisions": 1, "own": {},
+        "stopped": stopped, "teams": [], "turns": turns, "decisions": 1,
+        "own": {"how": how},
     }  # fmt: skip
 
 
@@ -205,9 +217,17 @@ def test_stopped_games_are_counted_apart_from_wins_and_draws() -> None:
     from pipeline.play.simulate import Setup, summarise
 
     setup = Setup("x", Seats(2, 2), 2, ("random", "random"))
-    games = [_game([0]), _game([0]), _game([1]), _game([]), _game([], stopped=True)]
-    result = summarise(_NoTables(), setup, 1, games)  # type: ignore[arg-type]
+    games = [_game([0]), _game([0]), _game([1]), _game([]), _game([], stopped=True, turns=400)]
+    tables = _Tables()
+    result = summarise(tables, setup, 1, games)  # type: ignore[arg-type]
     assert result.finished == 4
+    # nor do they count in any other figure: a stopped game's length is the safeguard's cap
+    # (BLITZ's page gave 54 turns on average where its finished games took 22), and the
+    # game's own tables get the finished games only (BLDNG counted one as a loss for
+    # whoever drew its cards)
+    assert result.turns["mean"] == 10 and result.turns["max"] == 10
+    assert 400 not in result.turns["histogram"]
+    assert [g["how"] for g in tables.given] == ["progetto", "progetto", "progetto", "pari"]
     assert result.stopped["count"] == 1 and result.stopped["n"] == 5
     assert result.stopped["rate"] == pytest.approx(0.2)
     assert [s["rate"] for s in result.seats] == [0.5, 0.25] and result.seats[0]["n"] == 4
@@ -217,6 +237,7 @@ def test_stopped_games_are_counted_apart_from_wins_and_draws() -> None:
     text = result.report("it")
     assert "Interrotte da una salvaguardia del motore, senza risultato: 1 su 5" in text
     assert "le 4 partite finite" in text and "Pareggi: 25,0%" in text
+    assert "Durata delle partite finite: 10,0 turni in media (10-10)" in text
     assert "Stopped by an engine safeguard, no result: 1 of 5" in result.report("en")
     # older summaries, without the field, are games that finished
     old = [{k: v for k, v in g.items() if k != "stopped"} for g in games[:4]]
@@ -226,9 +247,11 @@ def test_stopped_games_are_counted_apart_from_wins_and_draws() -> None:
 def test_a_variant_compares_wins_on_games_finished_in_both_runs() -> None:
     from pipeline.play.balance import _variant
 
-    base = [_game([0]), _game([1]), _game([], stopped=True), _game([0])]
-    other = [_game([0]), _game([], stopped=True), _game([], stopped=True), _game([1])]
+    base = [_game([0]), _game([1], turns=12), _game([], stopped=True), _game([0])]
+    other = [_game([0]), _game([], stopped=True), _game([], stopped=True), _game([1], turns=13)]
     variant = _variant([], [], base, other, 2, 0.02)
+    # and lengths on those games alone: 13 - 10 in game 4, 0 in game 1
+    assert variant.turns["n"] == 2 and variant.turns["mean"] == 1.5
     first = variant.seats[0]
     assert first["baseline"]["n"] == first["variant"]["n"] == 2  # games 1 and 4
     assert first["baseline"]["rate"] == 1.0 and first["variant"]["rate"] == 0.5

@@ -171,7 +171,8 @@ class Engine(Rules, Protocol[S]):
         ...
 
     def figures(self, summaries: Sequence[Mapping[str, Any]], players: int) -> list[FigureTable]:
-        """The game's own tables over many games' summaries (in game order)."""
+        """The game's own tables over the summaries of the games its rules ended, in game
+        order: a game a safeguard stopped has no result, and the platform counts it apart."""
         ...
 
     @property

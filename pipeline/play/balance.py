@@ -393,7 +393,8 @@ def _variant(
         }
         for p in range(players)
     ]
-    turns = paired_difference([g["turns"] for g in base], [g["turns"] for g in other])
+    # lengths of the games both sides finished: a stopped game's is the safeguard's cap
+    turns = paired_difference([g["turns"] for g in done_base], [g["turns"] for g in done_other])
     return Variant(
         list(changes),
         card_digest(cards),

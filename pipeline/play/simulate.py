@@ -7,8 +7,9 @@ seed, indices), so a distributed runner can reuse it. Every game gets the same f
 rate by seat, by team and by agent with 95% Wilson intervals, draws, how games ended, length
 in turns and decisions); a game adds its own tables through its Engine hooks (``summarize``,
 ``figures``). A game an engine's safeguard stopped (``Outcome.stopped``: a cap that exists
-only so that random play ends) has no result: it is counted apart (``stopped``), and win and
-draw rates are taken over the games that finished by the rules.
+only so that random play ends) has no result: it is counted apart (``stopped``, and in how
+games ended), and every other figure, the game's own included, is taken over the games that
+finished by the rules: a stopped game's length is the cap's, and its end no end.
 """
 
 from __future__ import annotations
@@ -183,8 +184,8 @@ class SimulationResult:
     draws: dict[str, Any]  # finished games without winners, over finished games
     finished: int  # games that ended by the rules (wins and draws are rates of these)
     stopped: dict[str, Any]  # games a safeguard stopped, over all games, with their `count`
-    how: dict[str, int]  # how games ended
-    turns: dict[str, Any]
+    how: dict[str, int]  # how games ended, stopped ones included
+    turns: dict[str, Any]  # of the finished games, as what follows
     decisions: dict[str, Any]
     tables: list[FigureTable] = field(default_factory=list)  # the game's own figures
 
@@ -248,7 +249,8 @@ _WORDS = {
         "stopped": "Interrotte da una salvaguardia del motore, senza risultato: {count} su "
         "{games}, {rate}% (IC 95%: {low}%-{high}%)",
         "how": "Come sono finite: {how}",
-        "length": "Durata: {mean} turni in media ({lo}-{hi}), {d} decisioni a partita",
+        "length": "Durata delle partite finite: {mean} turni in media ({lo}-{hi}), "
+        "{d} decisioni a partita",
     },
     "en": {
         "title": "{game} simulation: {games} games, seed {seed}, {players} players, "
@@ -260,7 +262,8 @@ _WORDS = {
         "stopped": "Stopped by an engine safeguard, no result: {count} of {games}, "
         "{rate}% (95% CI: {low}%-{high}%)",
         "how": "How they ended: {how}",
-        "length": "Length: {mean} turns on average ({lo}-{hi}), {d} decisions a game",
+        "length": "Length of the finished games: {mean} turns on average ({lo}-{hi}), "
+        "{d} decisions a game",
     },
 }
 
@@ -405,9 +408,9 @@ def summarise(
         for p, name in enumerate(g["seats"]):
             agent_games[name] += 1
             agent_wins[name] += p in g["winners"]
-    turns = [g["turns"] for g in games] or [0]
-    decisions = [g["decisions"] for g in games] or [0]
-    own = [g["own"] for g in games]
+    turns = [g["turns"] for g in finished] or [0]
+    decisions = [g["decisions"] for g in finished] or [0]
+    own = [g["own"] for g in finished]
     return SimulationResult(
         slug=setup.slug,
         games=total,

@@ -385,7 +385,8 @@ def pytest_runtest_makereport(
         if item.config.getoption("--require-compiled") and NOT_COMPILED in reason:
             report.outcome = "failed"
             report.longrepr = f"--require-compiled: {reason}"
-        if item.config.getoption("--require-postgres") and pgserver.NO_SERVER in reason:
+        missing = (pgserver.NO_SERVER, pgserver.NO_RUNUSER)
+        if item.config.getoption("--require-postgres") and any(m in reason for m in missing):
             report.outcome = "failed"
             report.longrepr = f"--require-postgres: {reason}"
     return report
@@ -394,8 +395,9 @@ def pytest_runtest_makereport(
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[pgserver.Server]:
     """A throw-away PostgreSQL server; skips (fails with --require-postgres) without one."""
-    if pgserver.binaries() is None:
-        pytest.skip(pgserver.NO_SERVER)
+    why = pgserver.unavailable()
+    if why is not None:
+        pytest.skip(why)
     pytest.importorskip("psycopg", reason="the extra cartiera[postgres] is not installed")
     server = pgserver.start()
     yield server

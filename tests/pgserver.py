@@ -18,6 +18,28 @@ from pathlib import Path
 USER = "cartiera"
 PASSWORD = "cartiera-test"
 NO_SERVER = "no PostgreSQL server binary (initdb): install Debian's postgresql package"
+NO_RUNUSER = (
+    "no runuser (util-linux) to start PostgreSQL as its own user, which it needs when the "
+    "tests run as root: install util-linux"
+)
+
+
+def runuser() -> str | None:
+    """util-linux's runuser: on PATH, or where Debian puts it (/usr/sbin, which a user's
+    PATH may leave out)."""
+    found = shutil.which("runuser")
+    if found:
+        return found
+    return next((p for p in ("/usr/sbin/runuser", "/sbin/runuser") if os.access(p, os.X_OK)), None)
+
+
+def unavailable() -> str | None:
+    """Why no throw-away server can start here, or None when one can."""
+    if binaries() is None:
+        return NO_SERVER
+    if os.geteuid() == 0 and runuser() is None:
+        return NO_RUNUSER
+    return None
 
 
 def binaries() -> Path | None:
@@ -49,7 +71,7 @@ class Server:
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         command = [str(self.bin / args[0]), *args[1:]]
         if self.as_postgres:
-            command = ["runuser", "-u", "postgres", "--", *command]
+            command = [runuser() or "runuser", "-u", "postgres", "--", *command]
         return subprocess.run(command, check=True, capture_output=True, text=True)
 
     def create_database(self, name: str) -> str:

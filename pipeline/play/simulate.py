@@ -185,7 +185,7 @@ class SimulationResult:
     finished: int  # games that ended by the rules (wins and draws are rates of these)
     stopped: dict[str, Any]  # games a safeguard stopped, over all games, with their `count`
     how: dict[str, int]  # how games ended, stopped ones included
-    turns: dict[str, Any]  # of the finished games, as what follows
+    turns: dict[str, Any]  # lengths of the finished games, as are decisions and tables
     decisions: dict[str, Any]
     tables: list[FigureTable] = field(default_factory=list)  # the game's own figures
 

@@ -90,6 +90,13 @@ def test_off_parity_figures_are_marked_past_the_threshold(built_once: Path) -> N
     assert count.flags  # 60 random games: some characters' interval excludes 50%
     for flag in count.flags:
         assert flag["low"] > flag["parity"] or flag["high"] < flag["parity"]
+    # each is one line of the report, whose n is the figure's own: BLDNG's What happens
+    # cards said "23 partite" for 23 draws
+    lines = [line for line in report.report().splitlines() if line.startswith("  * ")]
+    assert len(lines) == len(count.flags)
+    for line, flag in zip(lines, count.flags, strict=True):
+        assert line.startswith(f"  * {flag['figure']}: ") and f", n = {flag['n']}, " in line
+        assert "partite)" not in line
     assert not balance(open_project(built_once), "mazzo", 60, 1, threshold=1.0).counts[0].flags
 
 

@@ -227,9 +227,8 @@ def _flag_line(flag: Mapping[str, Any]) -> str:
     rate, low, high, parity = (
         decimal(100 * flag[k], ".1f") for k in ("rate", "low", "high", "parity")
     )
-    return (
-        f"{flag['figure']}: {rate}% (IC 95%: {low}-{high}%, parità {parity}%, {flag['n']} partite)"
-    )
+    # n counts what the figure counts (games, plays, draws), as on the balance page
+    return f"{flag['figure']}: {rate}% (IC 95%: {low}-{high}%, n = {flag['n']}, parità {parity}%)"
 
 
 def _variant_line(label: str, cell: Mapping[str, Any], unit: str) -> str:

@@ -750,6 +750,10 @@ def test_figures(rules):
     assert set(tables) == {"lati", "modi", "personaggi", "armi"}
     sides = {row[0]: row[2] for row in tables["lati"].rows}
     assert set(sides) == {"Shogun", "Ninja", "Ronin"}
+    # its "giocatori" are each side's players (it gave the table's, 5 on every row)
+    game = random_game(rules, 0, 5)
+    members = Counter(game.team(p) for p in range(5))
+    assert {row[0]: row[1] for row in tables["lati"].rows} == members
     assert sum(r["rate"] for r in sides.values()) == pytest.approx(1.0)
     assert all(r["low"] <= r["rate"] <= r["high"] for r in sides.values())
     assert sum(row[1] for row in tables["modi"].rows) == 40

@@ -40,6 +40,7 @@ def summarize(state: SamuraiState) -> dict[str, Any]:
         "players": n,
         "winner": state.team(next(iter(winners))) if winners else "",
         "teams": sorted({state.team(p) for p in range(n)}),
+        "members": dict(sorted(Counter(state.team(p) for p in range(n)).items())),
         "how": outcome.how if outcome else "",
         "characters": [[cards.name[state.char[p]], p in winners] for p in range(n)],
         "weapons": dict(weapons),
@@ -56,7 +57,8 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
         group = by_count[count]
         wins = Counter(s["winner"] for s in group)
         present = [t for t in TEAMS if any(t in s["teams"] for s in group)]
-        sides += [(count, t, rate(wins[t], len(group))) for t in present]
+        members = {t: max(s.get("members", {}).get(t, 0) for s in group) for t in present}
+        sides += [(members[t], t, rate(wins[t], len(group))) for t in present]
     endings = Counter(s["how"] for s in summaries)
     played: Counter[str] = Counter()
     won: Counter[str] = Counter()

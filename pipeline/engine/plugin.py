@@ -64,6 +64,10 @@ def share(value: float) -> dict[str, float]:
     return {"share": value}
 
 
+def is_share(cell: Any) -> bool:
+    return isinstance(cell, dict) and "share" in cell
+
+
 class Agent(Protocol):
     name: str
 

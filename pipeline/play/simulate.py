@@ -28,7 +28,7 @@ from pipeline.common.words import decimal, decimals
 from pipeline.engine import registry
 from pipeline.engine.agents import many_games, play
 from pipeline.engine.core import CardRecord, Replay, Rules, Seats, card_digest
-from pipeline.engine.plugin import Engine, FigureTable, S, rate
+from pipeline.engine.plugin import Engine, FigureTable, S, is_share, rate
 
 from .records import card_records, load_rules
 
@@ -287,7 +287,7 @@ def _cells(rows: Sequence[Sequence[Any]], number: Number) -> list[tuple[str, ...
                 return "-"
             low, high = 100 * value["low"], 100 * value["high"]
             return f"{number(100 * value['rate'], '.1f')}% ({low:.0f}-{high:.0f})"
-        if isinstance(value, dict) and "share" in value:
+        if is_share(value):
             return f"{number(100 * value['share'], '.1f')}%"
         if isinstance(value, float):
             return number(value, f".{places}f")

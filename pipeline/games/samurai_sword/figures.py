@@ -57,7 +57,7 @@ def figures(summaries: Sequence[Mapping[str, Any]], players: int) -> list[Figure
         group = by_count[count]
         wins = Counter(s["winner"] for s in group)
         present = [t for t in TEAMS if any(t in s["teams"] for s in group)]
-        members = {t: max(s.get("members", {}).get(t, 0) for s in group) for t in present}
+        members = {t: max(s["members"].get(t, 0) for s in group) for t in present}
         sides += [(members[t], t, rate(wins[t], len(group))) for t in present]
     endings = Counter(s["how"] for s in summaries)
     played: Counter[str] = Counter()

@@ -39,10 +39,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from pipeline.common import words
 from pipeline.common.output import atomic_write
 from pipeline.common.project import Project
 from pipeline.common.words import decimal, decimals
-from pipeline.engine.plugin import FigureTable
+from pipeline.engine.plugin import FigureTable, is_share
 from pipeline.publish.markup import escape_html, escape_markdown
 
 from . import charts as draw
@@ -445,7 +446,7 @@ def cell_text(cell: Any, places: int = 2) -> str:
     if is_rate(cell):
         rate, low, high = (percent(cell[k])[:-1] for k in ("rate", "low", "high"))
         return f"{rate}% ({low}–{high}%, n\u00a0=\u00a0{cell['n']})"  # "n = 100" kept whole
-    if isinstance(cell, dict) and "share" in cell:
+    if is_share(cell):
         return percent(cell["share"])
     if isinstance(cell, float):
         return decimal(cell, f".{places}f")
@@ -546,11 +547,12 @@ def _count_view(
         )
     sim = count["simulation"]
     agents = [str(a) for a in count.get("agents", sim.get("agents", []))]
+    stopped = _stopped(sim)
     return {
         "players": players,
         "games": int(sim["games"]),
-        "stopped": _stopped(sim),
-        "stopped_text": stopped_words(_stopped(sim)),
+        "stopped": stopped,
+        "stopped_text": stopped_words(stopped),
         "agents": agents,
         "agents_text": agent_words(agents),
         "outliers": outliers,
@@ -573,15 +575,10 @@ def _stopped(sim: Mapping[str, Any]) -> int:
 def stopped_words(stopped: int) -> str:
     """The sentence that says how many games a safeguard cut short, agreeing with their
     number: "1 partita interrotta … non conta", "11 partite interrotte … non contano"."""
+    games = words.count(stopped, "partita interrotta", "partite interrotte")
     if stopped == 1:
-        return (
-            "1 partita interrotta da un limite del motore: non conta né come vittoria né come"
-            " pareggio."
-        )
-    return (
-        f"{stopped} partite interrotte da un limite del motore: non contano né come vittorie"
-        " né come pareggi."
-    )
+        return f"{games} da un limite del motore: non conta né come vittoria né come pareggio."
+    return f"{games} da un limite del motore: non contano né come vittorie né come pareggi."
 
 
 # an agent and its settings: "bluffer", "search:200", "search:0.5s", "search:100:bluffer"

@@ -70,8 +70,8 @@ def test_a_faded_shape_is_no_transparency_group(decks) -> None:
     """A Bless front draws a hundred faded shapes: its rays, stars and rings. Faded with SVG
     `opacity`, each shape was a transparency group of its own: 3,475 of them in the deck,
     1.8 MB. Faded with the shape's own fill or stroke alpha, the pixels are the same (within
-    one level at 300 dpi) and the deck holds a few groups per face drawn (the faded boxes of
-    its text), 0.7 MB."""
+    one level at 300 dpi) and the deck holds a few groups per face drawn (its gradients and
+    faded text), 0.7 MB."""
     with pikepdf.open(decks["bless"]) as pdf:
         faces = {
             xobject.objgen

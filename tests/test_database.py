@@ -94,6 +94,39 @@ def test_failed_build_leaves_old_database_untouched(built: Path, cli) -> None:
     assert [p.name for p in built.iterdir() if p.name.startswith(".cards.db")] == []
 
 
+def test_one_process_compiles_its_queries_once_and_sees_each_new_database(built: Path, cli) -> None:
+    """A build reads each game from cards.db many times (decks, images, the site, the
+    examples): the second reading compiles no SQL again, and a `db build` in between,
+    which puts a new file in place, is seen by the next reading."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+    from sqlalchemy.engine.default import CACHE_HIT
+
+    from pipeline.common.project import open_project
+    from pipeline.database.catalog import read_game
+    from pipeline.database.connection import open_project_db
+
+    def mazzo() -> list[str]:
+        with open_project_db(open_project(built)) as engine:
+            return [card.name for deck in read_game(engine, "mazzo").decks for card in deck.cards]
+
+    hits: list[bool] = []
+
+    def executed(conn, cursor, statement, parameters, context, executemany) -> None:
+        hits.append(context.cache_hit == CACHE_HIT)
+
+    assert "Spia" in mazzo()
+    event.listen(Engine, "after_cursor_execute", executed)
+    try:
+        assert "Spia" in mazzo()
+        assert len(hits) > 10 and all(hits)
+    finally:
+        event.remove(Engine, "after_cursor_execute", executed)
+    edit(built / "games/mazzo/cards.yaml", "name: Spia", "name: Spia Doppia")
+    assert cli(built, "db", "build").exit_code == 0
+    assert "Spia Doppia" in mazzo() and "Spia" not in mazzo()
+
+
 def test_games_with_errors_are_never_written(built: Path) -> None:
     """The library refuses them too (the command stops before): neither a db build nor a
     build's refresh writes a database, beside cards.db or in its place."""

@@ -150,21 +150,23 @@ def _parse(text: str, cache: Path | None = None) -> tuple[Any, _Entry | None, bo
     (`keep_parsed`) under the digest of the text and of the parser that read it. A tree
     read from disk has its lines but no comments: a caller that writes the file back
     reads it without a cache, and an entry makes its tree only when asked (see YamlDoc).
+    A caller that gives a cache gets the entry even when the pickled tree is in memory:
+    decoding the entry's JSON is ten to twenty times faster than unpickling the tree.
     Returns the tree, or None and the entry, and whether the text was parsed now; raises
     _BadYaml for a text that is not YAML."""
     handed = _HANDED.pop(text, None)
     if handed is not None:
         return handed, None, False
-    pickled = _PARSED.get(text)
-    if pickled is not None:
-        return pickle.loads(pickled), None, False
-    if cache is not None:
+    if cache is not None:  # before the pickled tree: 1 ms for Bless's cards, not 17
         with contextlib.suppress(
             OSError, ValueError, TypeError, KeyError, IndexError, RecursionError
         ):  # not there yet, cut short, or not a tree this version wrote: parse instead
             raw = (cache / _entry(text)).read_bytes()
             cut = raw.index(b"\n")  # the data, then the lines (keep_parsed)
             return None, _Entry(json.loads(raw[:cut]), raw[cut + 1 :]), False
+    pickled = _PARSED.get(text)
+    if pickled is not None:
+        return pickle.loads(pickled), None, False
     tree = _parse_text(text)
     _remember(text, pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
     return tree, None, True

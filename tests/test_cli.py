@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 import typer
@@ -50,3 +51,19 @@ def test_python_m_pipeline() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "mazzo" in out.stdout
+
+
+def test_a_command_sets_the_garbage_collector_for_its_work() -> None:
+    """A fresh process makes a collector pass every 700 new containers; a command, every
+    20,000 (pipeline/common/collector.py: laying out faces spent a quarter of its time in
+    the collector; benchmarks/collector.py measures it)."""
+    code = (
+        "import gc\nfrom pipeline.cli.app import app\nbefore = gc.get_threshold()[0]\n"
+        "app(['validate', 'mazzo'], prog_name='cartiera', standalone_mode=False)\n"
+        "print(before, gc.get_threshold()[0])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=checkout_env(), capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[-1] == "700 20000"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from pipeline.common.collector import collect_less_often
 from pipeline.common.problems import Problem, SourceError
 from pipeline.common.project import DB_ENV, Project, find_root, open_project
 from pipeline.common.words import plural
@@ -94,6 +95,7 @@ def main(
     ] = False,
 ) -> None:
     """Cartiera: validate card data, build cards.db, and publish card games."""
+    collect_less_often()  # a quarter of a face's layout went to the garbage collector
     ctx.obj = {"project": project, "db": db}
 
 

@@ -54,9 +54,9 @@ def test_python_m_pipeline() -> None:
 
 
 def test_a_command_sets_the_garbage_collector_for_its_work() -> None:
-    """A fresh process makes a collector pass every 700 new containers; a command, every
-    20,000 (pipeline/common/collector.py: laying out faces spent a quarter of its time in
-    the collector; benchmarks/collector.py measures it)."""
+    """A fresh process makes a collector pass every 700 new containers (Python's default);
+    a command, every 20,000 (pipeline/common/collector.py: laying out faces spent a quarter
+    of its time in the collector; benchmarks/collector.py measures it)."""
     code = (
         "import gc\nfrom pipeline.cli.app import app\nbefore = gc.get_threshold()[0]\n"
         "app(['validate', 'mazzo'], prog_name='cartiera', standalone_mode=False)\n"
@@ -66,4 +66,5 @@ def test_a_command_sets_the_garbage_collector_for_its_work() -> None:
         [sys.executable, "-c", code], cwd=ROOT, env=checkout_env(), capture_output=True, text=True
     )
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[-1] == "700 20000"
+    before, after = map(int, out.stdout.splitlines()[-1].split())
+    assert before < 20_000 == after  # Python 3.11's default is 700

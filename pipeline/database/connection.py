@@ -14,7 +14,6 @@ import functools
 import re
 import sqlite3
 from collections.abc import Iterator
-from typing import Any
 
 from sqlalchemy import Engine, create_engine, inspect, text
 from sqlalchemy.engine import make_url
@@ -91,17 +90,16 @@ def _connection_problem(where: str, detail: str) -> Problem:
     return Problem("error", f"cannot use the database {where}: {text}")
 
 
-def open_database(url: str, check: bool = True, **options: Any) -> Engine:
-    """An engine on `url`; with `check`, connect once now so a bad URL fails here, cleanly."""
+def open_database(url: str) -> Engine:
+    """An engine on `url`, connected once now so that a bad URL fails here, cleanly."""
     with clear_errors(url):
         try:
             parsed = make_url(engine_url(url))
         except ValueError as exc:  # make_url's own check (a port that is not a number)
             raise ArgumentError(str(exc)) from None
-        engine = create_engine(parsed, **options)
-        if check:
-            with engine.connect():
-                pass
+        engine = create_engine(parsed)
+        with engine.connect():
+            pass
     return engine
 
 
